@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "schema engine unavailable offline" >&2
+exit 1
