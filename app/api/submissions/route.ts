@@ -1,0 +1,12 @@
+import { createSubmission } from "@/lib/submissions/create-submission";
+import { listOwnSubmissions } from "@/lib/submissions/list-submissions";
+import { readJson, withToken } from "@/lib/http/with-token";
+
+export const POST = withToken(async (request, { caller }) => {
+  const created = await createSubmission(caller, await readJson(request));
+  return Response.json(created, { status: 201 });
+});
+
+export const GET = withToken(async (_request, { caller }) => {
+  return Response.json({ submissions: await listOwnSubmissions(caller.accountId) });
+});

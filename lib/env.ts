@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string().url({ message: "DATABASE_URL must be a postgresql:// URL" }),
+  REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
+  /** BullMQ's key prefix: separate arenas (and test files) can share one Redis. */
+  QUEUE_PREFIX: z.string().default("arena"),
+  NEXTAUTH_URL: z.string().url().optional(),
+  NEXTAUTH_SECRET: z.string().min(16).optional(),
+  ADMIN_EMAIL: z.string().email().default("admin@arena.local"),
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  ARENA_DATA_DIR: z.string().default(".arena/data"),
+  ARENA_PUBLIC_URL: z.string().default("http://localhost:3000"),
+  POD_BACKEND: z.enum(["local", "kubernetes"]).default("local"),
+  GPU_SLOTS: z.coerce.number().int().positive().default(1),
+  HUB_BASE_URL: z.string().url().default("https://huggingface.co"),
+  /** Simulated engines run their cost model this many times faster (the embedded default's demo uses 1). */
+  SIM_SPEED: z.coerce.number().positive().default(1),
+  DEFAULT_PROFILE: z.string().default("full"),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  KUBE_NAMESPACE: z.string().default("speculator-arena-evals"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+let parsed: Env | undefined;
+
+/** The arena's environment, parsed once; nothing else reads process.env. */
+export function env(): Env {
+  if (!parsed) {
+    const result = envSchema.safeParse(process.env);
+    if (!result.success) {
+      const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      throw new Error(`invalid environment: ${problems}`);
+    }
+    parsed = result.data;
+  }
+  return parsed;
+}
+
+/** For tests that point the arena at a throwaway database: forget the parsed environment. */
+export function resetEnvForTests(): void {
+  parsed = undefined;
+}

@@ -1,0 +1,46 @@
+import { db } from "../db/client";
+import type { EvaluationStatus } from "../db/generated/enums";
+import type { Prisma } from "../db/generated/client";
+import { AppError } from "../http/app-error";
+import { appendEvent } from "./append-event";
+import { isTerminal, predecessorsOf } from "./status-machine";
+
+export interface MoveOptions {
+  /** The writer's attempt; a write from any other attempt is refused. Omit only for moves no worker owns (cancel of a queued row). */
+  attempt?: number;
+  phase?: string | null;
+  reason?: string | null;
+  data?: Omit<Prisma.EvaluationUpdateManyMutationInput, "status" | "attempt">;
+}
+
+/**
+ * Moves an evaluation forward, atomically: the row must be in a state that may precede `to`
+ * and, when given, at the writer's attempt. Returns false when the move is refused.
+ */
+export async function moveEvaluation(evaluationId: string, to: EvaluationStatus, options: MoveOptions = {}): Promise<boolean> {
+  const now = new Date();
+  const result = await db().evaluation.updateMany({
+    where: {
+      id: evaluationId,
+      status: { in: predecessorsOf(to) },
+      ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
+    },
+    data: {
+      ...options.data,
+      status: to,
+      ...(options.phase === undefined ? {} : { phase: options.phase }),
+      ...(options.reason === undefined ? {} : { reason: options.reason }),
+      ...(isTerminal(to) ? { finishedAt: now, leaseOwner: null, leaseExpiresAt: null } : {}),
+    },
+  });
+  if (result.count === 0) return false;
+  await appendEvent(evaluationId, "status", { status: to, phase: options.phase ?? null, reason: options.reason ?? null });
+  return true;
+}
+
+/** Like moveEvaluation, but a refused move is an error (for callers that own the evaluation). */
+export async function mustMoveEvaluation(evaluationId: string, to: EvaluationStatus, options: MoveOptions = {}) {
+  if (!(await moveEvaluation(evaluationId, to, options))) {
+    throw new AppError({ code: "conflict", message: `evaluation ${evaluationId} cannot move to ${to} from its state or attempt` });
+  }
+}

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { ACCOUNT_KINDS } from "../protocol";
+import { db } from "../db/client";
+import { AppError } from "../http/app-error";
+import { generateToken } from "./token-format";
+
+export const issueTokenInput = z.object({
+  accountName: z
+    .string()
+    .trim()
+    .min(2, "must be at least 2 characters")
+    .max(60, "must be at most 60 characters")
+    .regex(/^[\p{L}\p{N} ._\-()]+$/u, "may hold letters, digits, spaces and . _ - ( ) only"),
+  kind: z.enum(ACCOUNT_KINDS).default("participant"),
+  label: z.string().trim().max(80).optional(),
+});
+export type IssueTokenInput = z.input<typeof issueTokenInput>;
+
+export interface IssuedToken {
+  token: string;
+  tokenId: string;
+  prefix: string;
+  accountId: string;
+  accountName: string;
+}
+
+/**
+ * Issues a token for a named account, creating the account if it is new.
+ * The plaintext is returned once and never stored: only its hash and prefix are kept.
+ */
+export async function issueToken(input: IssueTokenInput, issuedById?: string): Promise<IssuedToken> {
+  const { accountName, kind, label } = issueTokenInput.parse(input);
+  const { token, hash, prefix } = generateToken();
+  const account = await db().account.upsert({
+    where: { name: accountName },
+    update: {},
+    create: { name: accountName, kind },
+  });
+  if (account.disabledAt) {
+    throw new AppError({ code: "conflict", message: `account "${accountName}" is disabled` });
+  }
+  const row = await db().apiToken.create({
+    data: { accountId: account.id, hash, prefix, label: label ?? null, issuedById: issuedById ?? null },
+  });
+  return { token, tokenId: row.id, prefix, accountId: account.id, accountName: account.name };
+}
