@@ -15,6 +15,13 @@ const envSchema = z.object({
   POD_BACKEND: z.enum(["local", "kubernetes"]).default("local"),
   GPU_SLOTS: z.coerce.number().int().positive().default(1),
   HUB_BASE_URL: z.string().url().default("https://huggingface.co"),
+  HUB_TOKEN: z.string().optional(),
+  /** Where "org/repo" engine repositories are cloned from. */
+  GIT_BASE_URL: z.string().default("https://github.com"),
+  /** "sim": the simulated engine is the stock engine and the target (the embedded default); "vllm": the pinned image's. */
+  ENGINE_RUNTIME: z.enum(["sim", "vllm"]).default("sim"),
+  /** The sealed targets, one directory per task (for "vllm"); the simulated targets are made here too. */
+  TARGETS_DIR: z.string().optional(),
   /** Simulated engines run their cost model this many times faster (the embedded default's demo uses 1). */
   SIM_SPEED: z.coerce.number().positive().default(1),
   DEFAULT_PROFILE: z.string().default("full"),
@@ -23,7 +30,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
-export type Env = z.infer<typeof envSchema>;
+/** The Kubernetes backend's own block (KUBE_*), checked by its schema in lib/pods/kubernetes/config.ts. */
+type KubernetesEnv = Record<string, string | undefined>;
+
+export type Env = z.infer<typeof envSchema> & { kubernetes: KubernetesEnv };
 
 let parsed: Env | undefined;
 
@@ -35,7 +45,8 @@ export function env(): Env {
       const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
       throw new Error(`invalid environment: ${problems}`);
     }
-    parsed = result.data;
+    const kubernetes = Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("KUBE_")));
+    parsed = { ...result.data, kubernetes };
   }
   return parsed;
 }

@@ -25,7 +25,8 @@ export function authOptions(): NextAuthOptions {
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials) {
           if (!ADMIN_PASSWORD || !credentials?.email || !credentials.password) return null;
-          const ok = sameSecret(credentials.email.toLowerCase(), ADMIN_EMAIL.toLowerCase()) &&
+          const ok =
+            sameSecret(credentials.email.toLowerCase(), ADMIN_EMAIL.toLowerCase()) &&
             sameSecret(credentials.password, ADMIN_PASSWORD);
           return ok ? { id: ADMIN_EMAIL, email: ADMIN_EMAIL, name: "Arena operator" } : null;
         },

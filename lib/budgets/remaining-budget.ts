@@ -1,6 +1,6 @@
 import { db } from "../db/client";
 import type { Prisma } from "../db/generated/client";
-import { type AccountKind, currentProtocol, type Split, SPLITS } from "../protocol";
+import { type AccountKind, currentProtocol, SPLITS, type Split } from "../protocol";
 import { budgetLimit } from "./budget-limits";
 
 type Tx = Prisma.TransactionClient;

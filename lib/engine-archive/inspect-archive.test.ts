@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile, chmod, symlink } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -30,7 +30,12 @@ describe("inspectEngineArchive", () => {
 
   it("reads long paths written through pax headers", () => {
     const long = `${"deep/".repeat(30)}file.txt`;
-    const inspected = inspectEngineArchive(gz([{ path: "launch.sh", data: launch }, { path: long, data: new Uint8Array(3) }]));
+    const inspected = inspectEngineArchive(
+      gz([
+        { path: "launch.sh", data: launch },
+        { path: long, data: new Uint8Array(3) },
+      ]),
+    );
     expect(inspected.files.map((f) => f.path)).toContain(long);
   });
 
@@ -48,17 +53,30 @@ describe("inspectEngineArchive", () => {
 
   it("refuses a path that escapes the directory, and an absolute one", () => {
     expect(() =>
-      inspectEngineArchive(gz([{ path: "launch.sh", data: launch }, { path: "../evil.sh", data: launch }])),
+      inspectEngineArchive(
+        gz([
+          { path: "launch.sh", data: launch },
+          { path: "../evil.sh", data: launch },
+        ]),
+      ),
     ).toThrow(/escapes/);
     expect(() =>
-      inspectEngineArchive(gz([{ path: "launch.sh", data: launch }, { path: "/etc/evil", data: launch }])),
+      inspectEngineArchive(
+        gz([
+          { path: "launch.sh", data: launch },
+          { path: "/etc/evil", data: launch },
+        ]),
+      ),
     ).toThrow(/absolute/);
   });
 
   it("refuses links, also when tar packed them from disk", async () => {
     expect(() =>
       inspectEngineArchive(
-        gz([{ path: "launch.sh", data: launch }, { path: "target", type: "symlink", linkTarget: "/etc/passwd" }]),
+        gz([
+          { path: "launch.sh", data: launch },
+          { path: "target", type: "symlink", linkTarget: "/etc/passwd" },
+        ]),
       ),
     ).toThrow(/link/);
     const dir = await mkdtemp(join(tmpdir(), "engine-"));

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { type TarEntry, readTar } from "./read-tar";
+import { readTar, type TarEntry } from "./read-tar";
 
 /** The most an engine archive may unpack to (the protocol's repository limit). */
 export const MAX_UNPACKED_BYTES = 200 * 1024 * 1024;
@@ -56,7 +56,8 @@ export function inspectEngineArchive(gz: Buffer): InspectedArchive {
     if (entry.type === "symlink" || entry.type === "hardlink") {
       throw new ArchiveError(`holds a link ("${entry.path}" → "${entry.linkTarget}"); links are not allowed`);
     }
-    if (entry.type === "other") throw new ArchiveError(`holds "${entry.path}", which is neither a file nor a directory`);
+    if (entry.type === "other")
+      throw new ArchiveError(`holds "${entry.path}", which is neither a file nor a directory`);
     if (path === "") continue;
     normalised.push({ ...entry, path });
     if (entry.type === "file") {

@@ -16,10 +16,18 @@ export interface StoredEvent {
  * Appends an event to the evaluation's log (the next seq, taken under a row lock so concurrent
  * writers never collide) and publishes it for live viewers; the log is what reconnects replay.
  */
-export async function appendEvent(evaluationId: string, type: string, data: Prisma.InputJsonValue): Promise<StoredEvent> {
+export async function appendEvent(
+  evaluationId: string,
+  type: string,
+  data: Prisma.InputJsonValue,
+): Promise<StoredEvent> {
   const row = await db().$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM "Evaluation" WHERE id = ${evaluationId} FOR UPDATE`;
-    const last = await tx.evaluationEvent.findFirst({ where: { evaluationId }, orderBy: { seq: "desc" }, select: { seq: true } });
+    const last = await tx.evaluationEvent.findFirst({
+      where: { evaluationId },
+      orderBy: { seq: "desc" },
+      select: { seq: true },
+    });
     return tx.evaluationEvent.create({ data: { evaluationId, seq: (last?.seq ?? 0) + 1, type, data } });
   });
   const event: StoredEvent = { seq: row.seq, type: row.type, data: row.data, createdAt: row.createdAt.toISOString() };

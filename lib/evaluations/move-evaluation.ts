@@ -1,6 +1,6 @@
 import { db } from "../db/client";
-import type { EvaluationStatus } from "../db/generated/enums";
 import type { Prisma } from "../db/generated/client";
+import type { EvaluationStatus } from "../db/generated/enums";
 import { AppError } from "../http/app-error";
 import { appendEvent } from "./append-event";
 import { isTerminal, predecessorsOf } from "./status-machine";
@@ -17,7 +17,11 @@ export interface MoveOptions {
  * Moves an evaluation forward, atomically: the row must be in a state that may precede `to`
  * and, when given, at the writer's attempt. Returns false when the move is refused.
  */
-export async function moveEvaluation(evaluationId: string, to: EvaluationStatus, options: MoveOptions = {}): Promise<boolean> {
+export async function moveEvaluation(
+  evaluationId: string,
+  to: EvaluationStatus,
+  options: MoveOptions = {},
+): Promise<boolean> {
   const now = new Date();
   const result = await db().evaluation.updateMany({
     where: {
@@ -34,13 +38,20 @@ export async function moveEvaluation(evaluationId: string, to: EvaluationStatus,
     },
   });
   if (result.count === 0) return false;
-  await appendEvent(evaluationId, "status", { status: to, phase: options.phase ?? null, reason: options.reason ?? null });
+  await appendEvent(evaluationId, "status", {
+    status: to,
+    phase: options.phase ?? null,
+    reason: options.reason ?? null,
+  });
   return true;
 }
 
 /** Like moveEvaluation, but a refused move is an error (for callers that own the evaluation). */
 export async function mustMoveEvaluation(evaluationId: string, to: EvaluationStatus, options: MoveOptions = {}) {
   if (!(await moveEvaluation(evaluationId, to, options))) {
-    throw new AppError({ code: "conflict", message: `evaluation ${evaluationId} cannot move to ${to} from its state or attempt` });
+    throw new AppError({
+      code: "conflict",
+      message: `evaluation ${evaluationId} cannot move to ${to} from its state or attempt`,
+    });
   }
 }

@@ -19,7 +19,8 @@ export function withToken<P extends Params = Params>(handler: Handler<P>) {
       try {
         caller = await authenticateToken(request.headers.get("authorization"));
       } catch (error) {
-        if (error instanceof AppError && error.code === "unauthorized") await recordAuthFailure(redis(), env().QUEUE_PREFIX, address);
+        if (error instanceof AppError && error.code === "unauthorized")
+          await recordAuthFailure(redis(), env().QUEUE_PREFIX, address);
         throw error;
       }
       return await handler(request, { caller, params: await context.params });
@@ -30,7 +31,9 @@ export function withToken<P extends Params = Params>(handler: Handler<P>) {
 }
 
 /** Public routes get the same error mapping without authentication. */
-export function withErrors<P extends Params = Params>(handler: (request: Request, context: { params: P }) => Promise<Response>) {
+export function withErrors<P extends Params = Params>(
+  handler: (request: Request, context: { params: P }) => Promise<Response>,
+) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       return await handler(request, { params: await context.params });

@@ -26,9 +26,7 @@ export type PodFailureReason =
   | "pod-lost"
   | "agent-crashed";
 
-export type PodExit =
-  | { kind: "completed" }
-  | { kind: "failed"; reason: PodFailureReason; message: string };
+export type PodExit = { kind: "completed" } | { kind: "failed"; reason: PodFailureReason; message: string };
 
 export interface PodHandle {
   podId: string;

@@ -31,7 +31,10 @@ export async function reconcileQueue(queue: Queue<EvaluationJob> = evaluationsQu
     const row = evaluationId
       ? await db().evaluation.findUnique({ where: { id: evaluationId }, select: { status: true } })
       : null;
-    if (!row || (row.status !== "queued" && row.status !== "fetching" && row.status !== "running" && row.status !== "checking")) {
+    if (
+      !row ||
+      (row.status !== "queued" && row.status !== "fetching" && row.status !== "running" && row.status !== "checking")
+    ) {
       await job.remove().catch(() => undefined);
       report.removed.push(job.id ?? "?");
     }

@@ -104,7 +104,10 @@ export async function createSubmission(
     await enqueue(created.evaluationId);
   } catch (error) {
     // The reconciler queues any queued row without a job, so the submission is not lost.
-    logger.warn("enqueue failed; the reconciler will queue it", { evaluationId: created.evaluationId, error: String(error) });
+    logger.warn("enqueue failed; the reconciler will queue it", {
+      evaluationId: created.evaluationId,
+      error: String(error),
+    });
   }
   return { ...created, status: "queued" };
 }

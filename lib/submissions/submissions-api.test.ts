@@ -25,14 +25,18 @@ const validBody = () => ({
 let ctx: ArenaTestContext;
 let address = 0;
 
-function call(handler: (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>, init: {
-  method?: string;
-  token?: string;
-  body?: unknown;
-  rawBody?: string;
-  params?: Record<string, string>;
-  url?: string;
-}) {
+function call(
+  // biome-ignore lint/suspicious/noExplicitAny: route handlers differ only in their params' shape
+  handler: (r: Request, c: { params: Promise<any> }) => Promise<Response>,
+  init: {
+    method?: string;
+    token?: string;
+    body?: unknown;
+    rawBody?: string;
+    params?: Record<string, string>;
+    url?: string;
+  },
+) {
   const headers = new Headers({ "content-type": "application/json", "x-forwarded-for": `10.0.0.${++address % 250}` });
   if (init.token) headers.set("authorization", `Bearer ${init.token}`);
   const request = new Request(init.url ?? "http://arena.test/api/submissions", {
@@ -93,7 +97,9 @@ describe("the submission API", () => {
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(20);
     expect(statuses.filter((s) => s === 429)).toHaveLength(5);
-    const refused = (await responses.find((r) => r.status === 429)!.json()) as { error: { code: string; message: string } };
+    const refused = (await responses.find((r) => r.status === 429)!.json()) as {
+      error: { code: string; message: string };
+    };
     expect(refused.error.code).toBe("budget_exhausted");
     expect(refused.error.message).toMatch(/20 of 20 dev/);
     expect(await db().submission.count({ where: { accountId } })).toBe(20);
@@ -122,7 +128,11 @@ describe("the submission API", () => {
   });
 
   it("rate-limits repeated failures from one address", async () => {
-    const headers = { "content-type": "application/json", "x-forwarded-for": "192.0.2.77", authorization: "Bearer spa_x" };
+    const headers = {
+      "content-type": "application/json",
+      "x-forwarded-for": "192.0.2.77",
+      authorization: "Bearer spa_x",
+    };
     const statuses: number[] = [];
     for (let i = 0; i < 22; i++) {
       const request = new Request("http://arena.test/api/submissions", { method: "POST", headers, body: "{}" });
@@ -137,18 +147,89 @@ describe("the submission API", () => {
     ["an unknown task", (b) => ({ ...b, task_id: "llama-70b" }), /^task_id: is not a task/],
     ["an unknown split", (b) => ({ ...b, split: "prod" }), /^split: must be one of dev, test/],
     ["an unknown kind", (b) => ({ ...b, solution: { kind: "magic" } }), /^solution\.kind: must be one of/],
-    ["a method over 60 characters", (b) => ({ ...b, solution: { kind: "eagle3", method: "m".repeat(61) } }), /^solution\.method: must be at most 60/],
-    ["a speculator revision that is a branch", (b) => ({ ...b, speculator: { uri: "org/x", revision: "main" } }), /^speculator\.revision: must be an exact commit/],
-    ["a speculator that is no Hub repository", (b) => ({ ...b, speculator: { uri: "not a repo", revision: COMMIT } }), /^speculator\.uri:/],
-    ["an engine repository without an exact commit", (b) => ({ ...b, engine: { uri: "org/engine", revision: "v1" } }), /^engine\.revision: must be an exact commit/],
-    ["an engine subdir that escapes", (b) => ({ ...b, engine: { uri: "org/engine", revision: COMMIT, subdir: "../x" } }), /^engine\.subdir:/],
-    ["an inline archive over its limit", (b) => ({ ...b, engine: { inline: "A".repeat(2_800_004) } }), /^engine\.inline: is longer than 2,800,000/],
-    ["an inline archive that is not base64", (b) => ({ ...b, engine: { inline: "%%%not base64%%%" } }), /^engine\.inline: is not base64/],
-    ["an inline archive that is not gzip", (b) => ({ ...b, engine: { inline: Buffer.from("hello world").toString("base64") } }), /^engine\.inline: the archive is not a gzip/],
-    ["an inline gzip that is not a tar", (b) => ({ ...b, engine: { inline: gzipSync(Buffer.alloc(700, 7)).toString("base64") } }), /^engine\.inline: the archive is not a tar/],
-    ["an archive without launch.sh", (b) => ({ ...b, engine: { inline: gzipSync(writeTar([{ path: "serve.sh", data: launch }])).toString("base64") } }), /^engine\.inline: the archive has no launch\.sh/],
-    ["an archive with a path that escapes", (b) => ({ ...b, engine: { inline: gzipSync(writeTar([{ path: "launch.sh", data: launch }, { path: "../../etc/cron.d/x", data: launch }])).toString("base64") } }), /^engine\.inline: the archive .*escapes/],
-    ["an archive with a link", (b) => ({ ...b, engine: { inline: gzipSync(writeTar([{ path: "launch.sh", data: launch }, { path: "l", type: "symlink", linkTarget: "/" }])).toString("base64") } }), /^engine\.inline: the archive holds a link/],
+    [
+      "a method over 60 characters",
+      (b) => ({ ...b, solution: { kind: "eagle3", method: "m".repeat(61) } }),
+      /^solution\.method: must be at most 60/,
+    ],
+    [
+      "a speculator revision that is a branch",
+      (b) => ({ ...b, speculator: { uri: "org/x", revision: "main" } }),
+      /^speculator\.revision: must be an exact commit/,
+    ],
+    [
+      "a speculator that is no Hub repository",
+      (b) => ({ ...b, speculator: { uri: "not a repo", revision: COMMIT } }),
+      /^speculator\.uri:/,
+    ],
+    [
+      "an engine repository without an exact commit",
+      (b) => ({ ...b, engine: { uri: "org/engine", revision: "v1" } }),
+      /^engine\.revision: must be an exact commit/,
+    ],
+    [
+      "an engine subdir that escapes",
+      (b) => ({ ...b, engine: { uri: "org/engine", revision: COMMIT, subdir: "../x" } }),
+      /^engine\.subdir:/,
+    ],
+    [
+      "an inline archive over its limit",
+      (b) => ({ ...b, engine: { inline: "A".repeat(2_800_004) } }),
+      /^engine\.inline: is longer than 2,800,000/,
+    ],
+    [
+      "an inline archive that is not base64",
+      (b) => ({ ...b, engine: { inline: "%%%not base64%%%" } }),
+      /^engine\.inline: is not base64/,
+    ],
+    [
+      "an inline archive that is not gzip",
+      (b) => ({ ...b, engine: { inline: Buffer.from("hello world").toString("base64") } }),
+      /^engine\.inline: the archive is not a gzip/,
+    ],
+    [
+      "an inline gzip that is not a tar",
+      (b) => ({ ...b, engine: { inline: gzipSync(Buffer.alloc(700, 7)).toString("base64") } }),
+      /^engine\.inline: the archive is not a tar/,
+    ],
+    [
+      "an archive without launch.sh",
+      (b) => ({
+        ...b,
+        engine: { inline: gzipSync(writeTar([{ path: "serve.sh", data: launch }])).toString("base64") },
+      }),
+      /^engine\.inline: the archive has no launch\.sh/,
+    ],
+    [
+      "an archive with a path that escapes",
+      (b) => ({
+        ...b,
+        engine: {
+          inline: gzipSync(
+            writeTar([
+              { path: "launch.sh", data: launch },
+              { path: "../../etc/cron.d/x", data: launch },
+            ]),
+          ).toString("base64"),
+        },
+      }),
+      /^engine\.inline: the archive .*escapes/,
+    ],
+    [
+      "an archive with a link",
+      (b) => ({
+        ...b,
+        engine: {
+          inline: gzipSync(
+            writeTar([
+              { path: "launch.sh", data: launch },
+              { path: "l", type: "symlink", linkTarget: "/" },
+            ]),
+          ).toString("base64"),
+        },
+      }),
+      /^engine\.inline: the archive holds a link/,
+    ],
     ["an unknown field", (b) => ({ ...b, priority: "high" }), /priority|Unrecognized/],
     ["an unknown profile", (b) => ({ ...b, profile: "turbo" }), /^profile: is not a profile/],
   ];

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ACCOUNT_KINDS } from "../protocol";
 import { db } from "../db/client";
 import { AppError } from "../http/app-error";
+import { ACCOUNT_KINDS } from "../protocol";
 import { generateToken } from "./token-format";
 
 export const issueTokenInput = z.object({

@@ -1,6 +1,6 @@
+import { readJson, withToken } from "@/lib/http/with-token";
 import { createSubmission } from "@/lib/submissions/create-submission";
 import { listOwnSubmissions } from "@/lib/submissions/list-submissions";
-import { readJson, withToken } from "@/lib/http/with-token";
 
 export const POST = withToken(async (request, { caller }) => {
   const created = await createSubmission(caller, await readJson(request));

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { readJson } from "@/lib/http/with-token";
 import { withAdmin } from "@/lib/http/with-admin";
+import { readJson } from "@/lib/http/with-token";
 import { isRegistrationOpen, setRegistrationOpen } from "@/lib/settings/registration";
 
 const body = z.object({ open: z.boolean({ message: "must be true or false" }) }).strict();

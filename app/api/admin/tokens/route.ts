@@ -1,5 +1,5 @@
-import { readJson } from "@/lib/http/with-token";
 import { withAdmin } from "@/lib/http/with-admin";
+import { readJson } from "@/lib/http/with-token";
 import { issueToken } from "@/lib/tokens/issue-token";
 import { listTokens } from "@/lib/tokens/list-tokens";
 

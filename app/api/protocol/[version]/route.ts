@@ -4,6 +4,7 @@ import { getProtocol } from "@/lib/protocol";
 
 export const GET = withErrors<{ version: string }>(async (_request, { params }) => {
   const protocol = getProtocol(params.version);
-  if (!protocol) throw new AppError({ code: "not_found", message: `protocol version ${params.version} does not exist` });
+  if (!protocol)
+    throw new AppError({ code: "not_found", message: `protocol version ${params.version} does not exist` });
   return Response.json(protocol);
 });

@@ -1,0 +1,33 @@
+import { db } from "../db/client";
+import { AppError } from "../http/app-error";
+import type { SseEvent, SseSource } from "../http/sse";
+import { eventHub } from "../queue/event-hub";
+import { getSubmission } from "../submissions/get-submission";
+import { eventsChannel, type StoredEvent } from "./append-event";
+
+const FINAL = new Set(["scored", "failed", "void", "cancelled"]);
+
+/** The SSE source of a submission's latest evaluation: its view, its stored log, and its live events. */
+export async function evaluationEventsSource(submissionId: string): Promise<SseSource> {
+  const view = await getSubmission(submissionId);
+  if (!view.evaluation) throw new AppError({ code: "not_found", message: "this submission has no evaluation" });
+  const evaluationId = view.evaluation.id;
+  const toSse = (e: StoredEvent): SseEvent => ({
+    id: e.seq,
+    event: e.type,
+    data: { ...(e.data as object), at: e.createdAt },
+  });
+  return {
+    initial: async () => ({ event: "state", data: await getSubmission(submissionId) }),
+    async replay(afterId) {
+      const rows = await db().evaluationEvent.findMany({
+        where: { evaluationId, seq: { gt: afterId } },
+        orderBy: { seq: "asc" },
+      });
+      return rows.map((r) => toSse({ seq: r.seq, type: r.type, data: r.data, createdAt: r.createdAt.toISOString() }));
+    },
+    subscribe: (onEvent) =>
+      eventHub().listen(eventsChannel(evaluationId), (message) => onEvent(toSse(JSON.parse(message) as StoredEvent))),
+    isFinal: (event) => event.event === "status" && FINAL.has(String((event.data as { status?: string }).status)),
+  };
+}

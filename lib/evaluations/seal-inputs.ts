@@ -1,0 +1,86 @@
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { extractEngineArchive } from "../engine-archive/extract-archive";
+import { ArchiveError } from "../engine-archive/inspect-archive";
+import { env } from "../env";
+import { FetchError } from "../fetch/fetch-errors";
+import { fetchEngineFromGit } from "../fetch/git-engine";
+import { fetchSpeculatorFromHub } from "../fetch/hub-speculator";
+import { sealDirectory } from "../fetch/seal-directory";
+import { currentProtocol, type TaskId } from "../protocol";
+import { dataDir, targetBytes, targetDir } from "./runtime";
+
+export interface SubmissionInputs {
+  evaluationId: string;
+  attempt: number;
+  taskId: TaskId;
+  engine:
+    | { source: "inline"; archive: Buffer }
+    | { source: "repository"; uri: string; revision: string; subdir: string | null };
+  speculator: { uri: string; revision: string } | null;
+}
+
+export interface SealedInputs {
+  engineDir: string;
+  speculatorDir: string;
+  targetDir: string;
+  engineDigest: string;
+  speculatorCommit: string | null;
+  speculatorDigest: string | null;
+}
+
+/** Fetches the engine and the speculator and seals both read-only, before any engine code runs. */
+export async function sealInputs(input: SubmissionInputs): Promise<SealedInputs> {
+  const root = join(dataDir(), "evaluations", input.evaluationId, `a${input.attempt}`);
+  await rm(root, { recursive: true, force: true });
+  const engineDir = join(root, "engine");
+  const speculatorDir = join(root, "speculator");
+  await mkdir(root, { recursive: true });
+  const protocol = currentProtocol();
+
+  let engineDigest: string;
+  if (input.engine.source === "inline") {
+    try {
+      engineDigest = await extractEngineArchive(input.engine.archive, engineDir);
+    } catch (error) {
+      if (error instanceof ArchiveError) throw new FetchError(`the engine archive ${error.message}`, "submission");
+      throw error;
+    }
+  } else {
+    await fetchEngineFromGit({
+      uri: input.engine.uri,
+      revision: input.engine.revision,
+      subdir: input.engine.subdir,
+      gitBaseUrl: env().GIT_BASE_URL,
+      dest: engineDir,
+      maxBytes: protocol.submission.engineRepositoryMaxBytes,
+    });
+    engineDigest = "";
+  }
+  const sealedEngine = await sealDirectory(engineDir);
+  if (input.engine.source === "repository") engineDigest = sealedEngine.digest;
+
+  const target = await targetDir(input.taskId);
+  await mkdir(speculatorDir, { recursive: true });
+  let speculatorDigest: string | null = null;
+  if (input.speculator) {
+    await fetchSpeculatorFromHub({
+      hubBaseUrl: env().HUB_BASE_URL,
+      repository: input.speculator.uri,
+      revision: input.speculator.revision,
+      dest: speculatorDir,
+      maxBytes: Math.floor((await targetBytes(target)) * protocol.submission.speculatorMaxShareOfTarget),
+      token: env().HUB_TOKEN,
+    });
+  }
+  const sealedSpeculator = await sealDirectory(speculatorDir);
+  if (input.speculator) speculatorDigest = sealedSpeculator.digest;
+  return {
+    engineDir,
+    speculatorDir,
+    targetDir: target,
+    engineDigest,
+    speculatorCommit: input.speculator?.revision ?? null,
+    speculatorDigest,
+  };
+}

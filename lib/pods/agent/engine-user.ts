@@ -1,0 +1,37 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+export const ENGINE_USER = "arena-engine";
+
+export interface EngineIdentity {
+  /** null when the agent is not root and engines run as the agent's own user. */
+  uid: number | null;
+  gid: number | null;
+  name: string | null;
+}
+
+/** The unprivileged user engines run as: created on first use when the agent is root. */
+export async function engineIdentity(isRoot: boolean): Promise<EngineIdentity> {
+  if (!isRoot) return { uid: null, gid: null, name: null };
+  const lookup = async () => {
+    const { stdout: uid } = await run("id", ["-u", ENGINE_USER]);
+    const { stdout: gid } = await run("id", ["-g", ENGINE_USER]);
+    return { uid: Number.parseInt(uid, 10), gid: Number.parseInt(gid, 10), name: ENGINE_USER };
+  };
+  try {
+    return await lookup();
+  } catch {
+    await run("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ENGINE_USER]).catch(
+      () => undefined,
+    );
+    return lookup();
+  }
+}
+
+/** Kills every process of the engine's user (root only) — leftovers must not slow the stock engine. */
+export async function killUserProcesses(identity: EngineIdentity): Promise<void> {
+  if (identity.uid === null) return;
+  await run("pkill", ["-KILL", "-u", String(identity.uid)]).catch(() => undefined);
+}

@@ -1,0 +1,56 @@
+import { hostname } from "node:os";
+import { Queue, Worker } from "bullmq";
+import { env } from "../lib/env";
+import { logger } from "../lib/logger";
+import { createPodBackend } from "../lib/pods/create-pod-backend";
+import { createRedis } from "../lib/queue/connection";
+import { EVALUATIONS_QUEUE } from "../lib/queue/evaluation-job";
+import { evaluationsProcessor } from "./evaluations-processor";
+import { maintenanceProcessor } from "./maintenance-processor";
+
+const MAINTENANCE_QUEUE = "maintenance";
+
+/** The worker process: one processor per queue, registered here. */
+async function main(): Promise<void> {
+  const { GPU_SLOTS, QUEUE_PREFIX } = env();
+  const workerId = `${hostname()}:${process.pid}`;
+  const backend = await createPodBackend();
+  const prefix = QUEUE_PREFIX;
+
+  const evaluations = new Worker(EVALUATIONS_QUEUE, evaluationsProcessor({ backend, workerId }), {
+    connection: createRedis(),
+    prefix,
+    concurrency: GPU_SLOTS,
+    // A job whose worker died is handed to another after this; the evaluation's lease decides who resumes it.
+    stalledInterval: 30_000,
+    maxStalledCount: 3,
+    lockDuration: 60_000,
+  });
+  const maintenanceQueue = new Queue(MAINTENANCE_QUEUE, { connection: createRedis(), prefix });
+  await maintenanceQueue.upsertJobScheduler("reconcile", { every: 30_000 }, { name: "reconcile" });
+  const maintenance = new Worker(MAINTENANCE_QUEUE, maintenanceProcessor({ backend }), {
+    connection: createRedis(),
+    prefix,
+    concurrency: 1,
+  });
+  await maintenanceQueue.add("reconcile-now", {}, { removeOnComplete: true, removeOnFail: true });
+
+  for (const w of [evaluations, maintenance]) {
+    w.on("failed", (job, error) => logger.error("job failed", { queue: w.name, jobId: job?.id, error: error.message }));
+    w.on("error", (error) => logger.error("worker error", { queue: w.name, error: error.message }));
+  }
+  logger.info("worker started", { workerId, backend: backend.name, slots: GPU_SLOTS });
+
+  const stop = async (signal: string) => {
+    logger.info("worker stopping", { signal });
+    await Promise.all([evaluations.close(), maintenance.close(), maintenanceQueue.close()]);
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((error) => {
+  logger.error("worker failed to start", { error: error instanceof Error ? error.stack : String(error) });
+  process.exit(1);
+});
