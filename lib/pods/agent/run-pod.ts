@@ -1,0 +1,341 @@
+import { chown, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type CheckMeasurements,
+  drawAcrossGroups,
+  judgeEvaluation,
+  type ResultRecord,
+  scoreFixedTexts,
+  scoreSampledReplies,
+  sendGreedyProbes,
+} from "../../gates";
+import {
+  createJudgeAgent,
+  createTokenCounter,
+  DEV_POOL_PATH,
+  fixedTexts,
+  greedyProbes,
+  loadPool,
+  type Pool,
+  planEvaluation,
+  runWorkload,
+} from "../../judge";
+import { currentProtocol, getProfile, getTask, WORKLOAD_IDS, type WorkloadId } from "../../protocol";
+import { ChatTemplate } from "../../tokenizer/chat-template";
+import { defaultTokenizer } from "../../tokenizer/qwen3-tokenizer";
+import { type DeviceProbe, detectDeviceProbe, simulatedDeviceProbe } from "./device-probe";
+import { engineEnv } from "./engine-env";
+import { type RunningEngine, startEngine, stopEngine, waitHealthy } from "./engine-process";
+import { type EngineIdentity, engineIdentity } from "./engine-user";
+import type { AgentEnv } from "./env";
+import type { AgentEvent } from "./events";
+import { freePort } from "./free-port";
+import { acceptanceOf, cacheHitOf, latencyOf, lengthsOf, repliesByWorkload, type TimedResults } from "./measure";
+import { startMemorySampler } from "./memory-sampler";
+import { waitDeviceIdle } from "./wait-device-idle";
+
+/** The simulated device stands for a B200 as nvidia-smi reports it. */
+const SIMULATED_DEVICE_MIB = 183_359;
+
+type Emit = (event: AgentEvent) => void;
+type Role = "candidate" | "stock";
+
+/** Ends the pod's work early with an outcome: a failed candidate (charged) or a void evaluation (refunded). */
+class PodOutcome extends Error {
+  constructor(
+    readonly outcome: "failed" | "void",
+    reason: string,
+    readonly logTail?: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * Everything that happens inside one evaluation's pod: the candidate's timed passes, the stock engine's
+ * on the same sessions after the device is idle again, both engines restarted for the checks, the gates,
+ * and the score. Every figure is measured from outside the engines.
+ */
+export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Promise<void> {
+  const protocol = currentProtocol();
+  const task = getTask(env.ARENA_TASK);
+  const found = getProfile(env.ARENA_PROFILE);
+  if (!found) throw new Error(`unknown profile ${env.ARENA_PROFILE}`);
+  const profile = found;
+  const pool: Pool = loadPool(env.ARENA_POOL_PATH ?? DEV_POOL_PATH);
+  const identity: EngineIdentity = await engineIdentity(process.getuid?.() === 0);
+  await mkdir(env.ARENA_SCRATCH_DIR, { recursive: true });
+  // The simulated engine writes its device's memory here, so the engine's user must own the folder.
+  const deviceDir = join(env.ARENA_SCRATCH_DIR, "device");
+  await mkdir(deviceDir, { recursive: true });
+  if (identity.uid !== null) await chown(deviceDir, identity.uid, identity.gid!);
+  const deviceFile = join(deviceDir, "simulated-device.csv");
+  const device: { probe: DeviceProbe; kind: string } =
+    env.ARENA_ENGINE_RUNTIME === "sim"
+      ? { probe: simulatedDeviceProbe(deviceFile, SIMULATED_DEVICE_MIB), kind: "simulated" }
+      : await detectDeviceProbe(deviceFile, SIMULATED_DEVICE_MIB);
+  const stopGraceMs =
+    Math.min(env.ARENA_STOP_GRACE_SECONDS ?? protocol.engine.stopGraceSeconds, protocol.engine.stopGraceSeconds) * 1000;
+  const simulated: Record<string, string> =
+    env.ARENA_ENGINE_RUNTIME === "sim"
+      ? {
+          ARENA_SIM_ENGINE: env.ARENA_SIM_ENGINE ?? "",
+          SIM_DEVICE_FILE: deviceFile,
+          ...(env.SIM_SPEED ? { SIM_SPEED: env.SIM_SPEED } : {}),
+        }
+      : {};
+  const running = new Set<{ engine: RunningEngine; scratch: string }>();
+  signal.addEventListener("abort", () => {
+    for (const r of running) void stopEngine(r.engine, identity, 5_000, r.scratch);
+  });
+
+  const startupLog: string[] = [];
+  let starts = 0;
+  async function start(role: Role, utilization: number): Promise<RunningEngine> {
+    starts += 1;
+    const scratch = join(env.ARENA_SCRATCH_DIR, `${role}-${starts}`);
+    const port = await freePort();
+    emit({ type: "engine", engine: role, state: "starting" });
+    const engine = await startEngine({
+      role,
+      engineDir: role === "candidate" ? env.ARENA_ENGINE_DIR : env.ARENA_STOCK_ENGINE_DIR,
+      scratchDir: scratch,
+      identity,
+      env: engineEnv({
+        taskId: env.ARENA_TASK,
+        profile: profile.name,
+        port,
+        targetDir: env.ARENA_TARGET_DIR,
+        speculatorDir: role === "candidate" ? env.ARENA_SPECULATOR_DIR : join(env.ARENA_SCRATCH_DIR, "no-speculator"),
+        gpuMemoryUtilization: utilization,
+        simulated,
+      }),
+    });
+    const entry = { engine, scratch };
+    running.add(entry);
+    const healthy = await waitHealthy(engine, profile.healthTimeoutSeconds * 1000);
+    if (role === "candidate") startupLog.push(...engine.log);
+    if (!healthy.ok) {
+      emit({ type: "engine", engine: role, state: "start-failed", detail: healthy.why });
+      const tail = engine.logTail();
+      await stop(entry);
+      throw role === "candidate"
+        ? new PodOutcome("failed", `the candidate engine did not start: ${healthy.why}`, tail)
+        : new PodOutcome("void", `the stock engine did not start: ${healthy.why}`, tail);
+    }
+    emit({ type: "engine", engine: role, state: "healthy" });
+    void engine.exited.then((e) => {
+      if (running.has(entry))
+        emit({ type: "engine", engine: role, state: "died", detail: `exit ${e.code ?? e.signal}` });
+    });
+    return engine;
+  }
+  async function stop(entry: { engine: RunningEngine; scratch: string }) {
+    running.delete(entry);
+    emit({ type: "engine", engine: entry.engine.role, state: "stopping" });
+    await stopEngine(entry.engine, identity, stopGraceMs, entry.scratch);
+    emit({ type: "engine", engine: entry.engine.role, state: "stopped" });
+  }
+  const stopRole = async (engine: RunningEngine) => {
+    for (const entry of running) if (entry.engine === engine) await stop(entry);
+  };
+  const dead = (engine: RunningEngine) => engine.child.exitCode !== null || engine.child.signalCode !== null;
+
+  const seed = env.ARENA_SEED;
+  const plan = planEvaluation(pool, { seed, task, profile });
+  const dispatcher = createJudgeAgent();
+  const counter = await createTokenCounter();
+  const tokenizer = defaultTokenizer();
+  const template = new ChatTemplate(tokenizer.chatTemplate);
+  const model = task.target.repository;
+
+  async function timed(role: Role): Promise<TimedResults> {
+    emit({ type: "phase", phase: `${role}-timed`, engine: role });
+    const engine = await start(role, protocol.engine.gpuMemoryUtilization);
+    const results = {} as TimedResults;
+    for (const workload of WORKLOAD_IDS) {
+      results[workload] = await runWorkload({
+        url: engine.url,
+        servedName: model,
+        task: env.ARENA_TASK,
+        workload,
+        profile,
+        pool,
+        evaluationSeed: seed,
+        plan,
+        dispatcher,
+        counter,
+        onEvent: (event) => relayJudgeEvent(emit, role, workload, event),
+      });
+      if (dead(engine)) {
+        const tail = engine.logTail();
+        await stopRole(engine);
+        if (role === "candidate") throw new PodOutcome("failed", `the candidate engine died during ${workload}`, tail);
+        throw new PodOutcome("void", `the stock engine died during ${workload}`, tail);
+      }
+    }
+    await stopRole(engine);
+    return results;
+  }
+
+  try {
+    // 1. The candidate's timed passes, its device memory sampled from outside.
+    const memorySamples: number[] = [];
+    let lastMemoryEvent = 0;
+    const sampler = startMemorySampler(device.probe, protocol.engine.memorySampleSeconds * 1000, (m) => {
+      memorySamples.push(m.usedMib);
+      if (Date.now() - lastMemoryEvent > 5000) {
+        lastMemoryEvent = Date.now();
+        emit({ type: "memory", usedMib: m.usedMib, totalMib: m.totalMib });
+      }
+    });
+    let candidate: TimedResults;
+    try {
+      candidate = await timed("candidate");
+    } finally {
+      await sampler.stop();
+    }
+    const deviceTotalMib = sampler.state.totalMib || SIMULATED_DEVICE_MIB;
+
+    // 2. The device must come back idle before the stock engine may run.
+    emit({ type: "phase", phase: "device-idle" });
+    const idle = await waitDeviceIdle(
+      device.probe,
+      protocol.engine.deviceIdleMib,
+      protocol.engine.deviceIdleTimeoutSeconds * 1000,
+    );
+    if (!idle)
+      throw new PodOutcome(
+        "void",
+        `the device did not come back below ${protocol.engine.deviceIdleMib} MiB within ${protocol.engine.deviceIdleTimeoutSeconds} s`,
+      );
+
+    // 3. The stock engine plays the same passes: the same sessions, seeds and order.
+    const stock = await timed("stock");
+
+    // 4. The checks, each engine restarted with room for prompt logprobs.
+    const probes = greedyProbes(pool, { seed, count: profile.greedyProbes, maxTokens: profile.greedyMaxTokens, model });
+    const texts = fixedTexts(pool, { seed, count: profile.fidelityTexts });
+    const probePrompts = probes.map((p) => ({ messages: p.messages, tools: p.tools, seed: p.body.seed }));
+    const checkTexts = texts.map((t) => ({ messages: t.messages, tools: t.tools, reply: t.reply }));
+    const seedNumber = Number.parseInt(seed.replace(/\D/g, "").slice(0, 9) || "1", 10);
+    const candidateReplies = drawAcrossGroups(repliesByWorkload(candidate), profile.likelihoodReplies, seedNumber);
+    const stockReplies = drawAcrossGroups(repliesByWorkload(stock), profile.likelihoodReplies, seedNumber + 1);
+
+    emit({ type: "phase", phase: "checks-candidate", engine: "candidate" });
+    const c = await start("candidate", protocol.engine.checksGpuMemoryUtilization);
+    const endpointC = { baseUrl: c.url, model };
+    const greedyC = await sendGreedyProbes(endpointC, probePrompts, { tokenizer, maxTokens: profile.greedyMaxTokens });
+    const fidelityC = await scoreFixedTexts(endpointC, checkTexts, { tokenizer, template });
+    await stopRole(c);
+    await waitDeviceIdle(device.probe, protocol.engine.deviceIdleMib, protocol.engine.deviceIdleTimeoutSeconds * 1000);
+
+    emit({ type: "phase", phase: "checks-stock", engine: "stock" });
+    const s = await start("stock", protocol.engine.checksGpuMemoryUtilization);
+    const endpointS = { baseUrl: s.url, model };
+    const greedyS = await sendGreedyProbes(endpointS, probePrompts, { tokenizer, maxTokens: profile.greedyMaxTokens });
+    const fidelityS = await scoreFixedTexts(endpointS, checkTexts, { tokenizer, template });
+    const sampledC = await scoreSampledReplies(endpointS, candidateReplies, { tokenizer, template });
+    const sampledS = await scoreSampledReplies(endpointS, stockReplies, { tokenizer, template });
+    await stopRole(s);
+
+    // 5. The gates and the score.
+    emit({ type: "phase", phase: "gates" });
+    const checks: CheckMeasurements = {
+      greedy: { candidate: greedyC.values, stock: greedyS.values },
+      sampled: { candidate: sampledC.values, stock: sampledS.values },
+      fidelity: { candidate: fidelityC.values, stock: fidelityS.values },
+    };
+    const perWorkload = <T>(f: (w: WorkloadId) => T) =>
+      Object.fromEntries(WORKLOAD_IDS.map((w) => [w, f(w)])) as Record<WorkloadId, T>;
+    const record: ResultRecord = judgeEvaluation({
+      task: env.ARENA_TASK,
+      passes: perWorkload((w) =>
+        candidate[w].passes.map((cp, i) => {
+          const sp = stock[w].passes[i]!;
+          return {
+            candidateSpeed: cp.summary.speed ?? 0,
+            stockSpeed: sp.summary.speed ?? 0,
+            candidateFailed: cp.summary.failed,
+            stockFailed: sp.summary.failed,
+            requests: sp.summary.requests,
+          };
+        }),
+      ),
+      checks,
+      lengths: perWorkload((w) => ({ candidate: lengthsOf(candidate[w]), stock: lengthsOf(stock[w]) })),
+      memory: { samplesMib: memorySamples, deviceTotalMib },
+      startupLog,
+      acceptance: perWorkload((w) => acceptanceOf(candidate[w])),
+      latency: perWorkload((w) => ({ candidate: latencyOf(candidate[w]), stock: latencyOf(stock[w]) })),
+      cacheHits: perWorkload((w) => ({ candidate: cacheHitOf(candidate[w]), stock: cacheHitOf(stock[w]) })),
+      reproducibility: {
+        profile: profile.name,
+        seeds: { evaluation: seed },
+        engine_archive_sha256: null,
+        speculator_commit: null,
+        image: env.ARENA_ENGINE_RUNTIME === "sim" ? "simulated engine" : protocol.image.reference,
+        device:
+          device.kind === "simulated" ? `simulated B200 (${SIMULATED_DEVICE_MIB} MiB)` : `GPU (${deviceTotalMib} MiB)`,
+      },
+    });
+    const outcome = record.void ? "void" : record.reason ? "failed" : "scored";
+    emit({
+      type: "result",
+      outcome,
+      reason: record.void ?? record.reason,
+      record: record as unknown as Record<string, unknown>,
+    });
+  } catch (error) {
+    if (error instanceof PodOutcome) {
+      emit({ type: "result", outcome: error.outcome, reason: error.message, record: null, logTail: error.logTail });
+      return;
+    }
+    throw error;
+  } finally {
+    for (const entry of [...running]) await stop(entry).catch(() => undefined);
+    await counter.close();
+    await dispatcher.close();
+  }
+}
+
+function relayJudgeEvent(
+  emit: Emit,
+  engine: Role,
+  workload: WorkloadId,
+  event: import("../../judge").JudgeEvent,
+): void {
+  if (event.type === "pass-started" && typeof event.pass === "number") {
+    emit({ type: "pass-started", engine, workload, pass: event.pass, fixedSeconds: event.passSeconds });
+  } else if (event.type === "pass-progress" && typeof event.pass === "number") {
+    emit({
+      type: "pass-progress",
+      engine,
+      workload,
+      pass: event.pass,
+      elapsedSeconds: event.elapsedSeconds,
+      fixedSeconds: event.passSeconds,
+      requestsDone: event.requestsDone,
+      tokensPerSecond: event.tokensPerSecond,
+    });
+  } else if (event.type === "pass-ended" && typeof event.pass === "number") {
+    const s = event.summary;
+    emit({
+      type: "pass-ended",
+      engine,
+      workload,
+      pass: event.pass,
+      speed: s.speed ?? 0,
+      requests: s.requests,
+      failed: s.failed,
+      outputTokens: s.outputTokens,
+      summary: {
+        ttft_ms: s.ttftMs,
+        tpot_ms: s.tpotMs,
+        cache_hit: s.cacheHit,
+        acceptance: s.acceptance?.meanAcceptedLength ?? null,
+        lateness_ms: s.latenessMs,
+      },
+    });
+  }
+}
