@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+export type ChildEnv = Record<string, string | undefined>;
+
+/** Runs a command to completion with inherited output; rejects naming the command when it fails. */
+export function runStep(
+  command: string,
+  args: string[],
+  options: { env?: ChildEnv; cwd?: string } = {},
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: "inherit", env: options.env as NodeJS.ProcessEnv, cwd: options.cwd });
+    child.once("error", (error) => reject(new Error(`${command} could not start: ${error.message}`)));
+    child.once("exit", (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${[command, ...args].join(" ")} exited with ${signal ?? `code ${code}`}`));
+    });
+  });
+}
+
+/** Starts a long-running process whose output lines are prefixed with its name. */
+export function startPrefixed(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env?: ChildEnv; cwd?: string; write?: (line: string) => void } = {},
+): ChildProcess {
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const child = spawn(command, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: options.env as NodeJS.ProcessEnv,
+    cwd: options.cwd,
+    // Its own process group, so stopping it also stops what it spawned (npx → tsx → node).
+    detached: true,
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on("line", (line) => write(`[${name}] ${line}`));
+  }
+  return child;
+}
+
+/** SIGTERM to the child's process group, SIGKILL after `graceMs`; resolves once it exited. */
+export async function stopGroup(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const pid = child.pid;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      child.kill(sig);
+    }
+  };
+  signal("SIGTERM");
+  const timer = setTimeout(() => signal("SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Polls `url` until it answers HTTP at all (error pages are for the tests); rejects when `child` exits first. */
+export async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the process serving ${url} exited (${child.signalCode ?? `code ${child.exitCode}`})`);
+    }
+    try {
+      await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
+      return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${Math.round(timeoutMs / 1000)} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,136 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { repoRoot } from "./arena-stack";
+import { opsEnv } from "./env";
+import { formatSeconds, runStep } from "./processes";
+import { redactUrl } from "./redact-url";
+import { checkPostgres, checkRedis, ensurePostgres, ensureRedis, type Service } from "./services";
+
+const stepIds = ["generate", "biome", "tsc", "vitest", "build", "e2e"] as const;
+type StepId = (typeof stepIds)[number];
+
+const usage = `usage: npm test [-- --only <steps>] [-- --skip <steps>]
+  steps, in order: ${stepIds.join(", ")} (PostgreSQL and Redis always come first); default: all of them`;
+
+const stepList = z
+  .string()
+  .transform((value) => value.split(",").map((s) => s.trim()))
+  .pipe(z.array(z.enum(stepIds, { message: `steps are ${stepIds.join(", ")}` })));
+
+const argsSchema = z.object({ only: stepList.optional(), skip: stepList.optional(), help: z.boolean().default(false) });
+
+type Outcome = { title: string; ok: boolean; ms: number; note?: string };
+
+const outcomes: Outcome[] = [];
+const services: Service[] = [];
+const bin = (name: string) => path.join(repoRoot, "node_modules/.bin", name);
+
+async function section(title: string, run: () => Promise<void>): Promise<boolean> {
+  console.log(`\n\x1b[1m== ${title} ==\x1b[0m`);
+  const started = Date.now();
+  try {
+    await run();
+    outcomes.push({ title, ok: true, ms: Date.now() - started });
+    console.log(`-- ${title}: passed in ${formatSeconds(Date.now() - started)}`);
+    return true;
+  } catch (error) {
+    const note = error instanceof Error ? error.message : String(error);
+    outcomes.push({ title, ok: false, ms: Date.now() - started, note });
+    console.log(`-- ${title}: FAILED in ${formatSeconds(Date.now() - started)}: ${note}`);
+    return false;
+  }
+}
+
+/** The URL when given; the "try" URL when it answers; else undefined (start a private one). */
+async function pick(given: string | undefined, tryUrl: string | undefined, check: (url: string) => Promise<void>) {
+  if (given || !tryUrl) return given;
+  try {
+    await check(tryUrl);
+    return tryUrl;
+  } catch (error) {
+    console.log(`${(error as Error).message}; starting a private one`);
+    return undefined;
+  }
+}
+
+function selectedSteps(): Set<StepId> | undefined {
+  const { values } = parseOrExplain(() =>
+    parseArgs({
+      options: { only: { type: "string" }, skip: { type: "string" }, help: { type: "boolean" } },
+    }),
+  );
+  const parsed = argsSchema.safeParse(values);
+  if (!parsed.success) throw new Error(`${parsed.error.issues.map((i) => i.message).join("; ")}\n${usage}`);
+  if (parsed.data.help) {
+    console.log(usage);
+    return undefined;
+  }
+  const only = new Set<StepId>(parsed.data.only ?? stepIds);
+  for (const skipped of parsed.data.skip ?? []) only.delete(skipped);
+  return only;
+}
+
+async function main(): Promise<number> {
+  const steps = selectedSteps();
+  if (!steps) return 0;
+  const env = opsEnv();
+  const started = Date.now();
+  const stateDir = path.resolve(repoRoot, env.ARENA_STATE_DIR);
+  const childEnv: Record<string, string | undefined> = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+
+  const servicesUp = await section("PostgreSQL and Redis", async () => {
+    const pgUrl = await pick(env.DATABASE_URL, env.ARENA_TRY_DATABASE_URL, checkPostgres);
+    const postgres = await ensurePostgres({ url: pgUrl, dataDir: path.join(stateDir, "test-pg"), port: 0 });
+    services.push(postgres);
+    const redisUrl = await pick(env.REDIS_URL, env.ARENA_TRY_REDIS_URL, (url) => checkRedis(url));
+    const redis = await ensureRedis({ url: redisUrl, dir: path.join(stateDir, "test-redis"), port: 0 });
+    services.push(redis);
+    childEnv.DATABASE_URL = postgres.url;
+    childEnv.REDIS_URL = redis.url;
+    console.log(`PostgreSQL: ${postgres.owned ? "private" : "given"} ${redactUrl(postgres.url)}`);
+    console.log(`Redis: ${redis.owned ? "private" : "given"} ${redis.url}`);
+  });
+  const run = (id: StepId, title: string, command: string, args: string[]) =>
+    steps.has(id)
+      ? section(title, () => runStep(command, args, { env: childEnv, cwd: repoRoot }))
+      : Promise.resolve(true);
+  if (servicesUp) {
+    const generated = await run("generate", "prisma generate", "bash", ["lib/ops/prisma.sh", "generate"]);
+    await run("biome", "biome check", bin("biome"), ["check", "."]);
+    if (generated) {
+      await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"]);
+      await run("vitest", "vitest run", bin("vitest"), ["run"]);
+      const built = await run("build", "next build", bin("next"), ["build"]);
+      if (built) await run("e2e", "playwright test", bin("playwright"), ["test"]);
+    }
+  }
+
+  for (const service of services.reverse()) await service.stop().catch((error: unknown) => console.error(error));
+  console.log("\n\x1b[1m== summary ==\x1b[0m");
+  for (const outcome of outcomes) {
+    console.log(`${outcome.ok ? "pass" : "FAIL"}  ${formatSeconds(outcome.ms).padStart(8)}  ${outcome.title}`);
+  }
+  const failed = outcomes.filter((o) => !o.ok);
+  console.log(
+    `${failed.length === 0 ? "all passed" : `${failed.length} failed: ${failed.map((f) => f.title).join(", ")}`} in ${formatSeconds(Date.now() - started)}`,
+  );
+  return failed.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`test-all: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
+
+/** parseArgs, with the usage appended to its error. */
+function parseOrExplain<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${usage}`);
+  }
+}

@@ -1,0 +1,38 @@
+import { defineConfig } from "@playwright/test";
+
+/** Debian's Chromium (apt-get install chromium); Playwright's own browser downloads are not used. */
+const chromium = {
+  executablePath: "/usr/bin/chromium",
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+  ],
+};
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "**/*.spec.ts",
+  outputDir: "e2e/artifacts/results",
+  // One throwaway arena serves the whole run (global setup); its state is shared, so run tests one at a time.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: true,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  globalSetup: "./e2e/support/global-setup.ts",
+  reporter: [["list"], ["html", { outputFolder: "e2e/artifacts/report", open: "never" }]],
+  use: {
+    browserName: "chromium",
+    launchOptions: chromium,
+    screenshot: "on",
+    trace: "retain-on-failure",
+    video: "off",
+    actionTimeout: 15_000,
+    navigationTimeout: 30_000,
+  },
+});
