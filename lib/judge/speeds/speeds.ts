@@ -1,0 +1,135 @@
+import type { RequestRecord } from "../records";
+
+type Timed = Pick<
+  RequestRecord,
+  "counted" | "outputTokens" | "sentMs" | "lastTokenMs" | "doneMs" | "chunkMs" | "chunkTokens" | "firstTokenMs"
+>;
+
+/** When a request stopped costing its lane: its last token if it counted, else when it ended. */
+const requestEnd = (r: Timed) => (r.counted && r.lastTokenMs !== null ? r.lastTokenMs : r.doneMs);
+
+/**
+ * solo's speed (section 4): output tokens per second of request time, sent to last token. Tokens are the counted
+ * replies'; time is every sent request's, so a failed request costs its time and earns nothing.
+ */
+export function requestTimeSpeed(records: readonly Timed[]): number | null {
+  let tokens = 0;
+  let ms = 0;
+  for (const r of records) {
+    ms += Math.max(0, requestEnd(r) - r.sentMs);
+    if (r.counted) tokens += r.outputTokens;
+  }
+  return ms > 0 ? tokens / (ms / 1000) : null;
+}
+
+/** The intervals, sorted and disjoint, in which every one of `lanes` lanes has a request in flight (sent to done). */
+export function allBusyIntervals(
+  records: readonly Pick<Timed, "sentMs" | "doneMs">[],
+  lanes: number,
+): [number, number][] {
+  const events: [number, number][] = [];
+  for (const r of records) {
+    events.push([r.sentMs, 1]);
+    events.push([r.doneMs, -1]);
+  }
+  // at equal times, ends before starts: a lane that hands over at an instant is not busy twice
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out: [number, number][] = [];
+  let active = 0;
+  let openedAt: number | null = null;
+  for (const [t, d] of events) {
+    active += d;
+    if (active >= lanes && openedAt === null) openedAt = t;
+    else if (active < lanes && openedAt !== null) {
+      if (t > openedAt) out.push([openedAt, t]);
+      openedAt = null;
+    }
+  }
+  return out;
+}
+
+function inIntervals(intervals: readonly [number, number][], t: number): boolean {
+  let lo = 0;
+  let hi = intervals.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [a, b] = intervals[mid]!;
+    if (t < a) hi = mid - 1;
+    else if (t > b) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+/**
+ * team's and busy's speed (section 4): output tokens per second while every lane is busy. A counted reply's tokens
+ * count where their chunk arrived inside an all-busy interval; the time is those intervals' total length.
+ */
+export function allLanesBusySpeed(
+  records: readonly Timed[],
+  lanes: number,
+): { speed: number | null; busyMs: number; tokens: number } {
+  const intervals = allBusyIntervals(records, lanes);
+  const busyMs = intervals.reduce((a, [s, e]) => a + (e - s), 0);
+  let tokens = 0;
+  for (const r of records) {
+    if (!r.counted) continue;
+    for (let i = 0; i < r.chunkMs.length; i++)
+      if (inIntervals(intervals, r.chunkMs[i]!)) tokens += r.chunkTokens[i] ?? 0;
+  }
+  return { speed: busyMs > 0 ? tokens / (busyMs / 1000) : null, busyMs, tokens };
+}
+
+export const ttftMs = (r: Timed): number | null => (r.firstTokenMs === null ? null : r.firstTokenMs - r.sentMs);
+
+/** vLLM's TPOT: (E2E − TTFT) / (n − 1), E2E ending at the last token chunk (not the usage chunk); n > 1 only. */
+export function tpotMs(r: Timed): number | null {
+  if (r.firstTokenMs === null || r.lastTokenMs === null || r.outputTokens < 2) return null;
+  return (r.lastTokenMs - r.firstTokenMs) / (r.outputTokens - 1);
+}
+
+/**
+ * Inter-token latency per token: a chunk's gap from the previous chunk, shared by the tokens it carried (a chunk
+ * carrying no whole token passes its gap on to the next).
+ */
+export function itlPerToken(r: Timed): number[] {
+  const out: number[] = [];
+  let pending = 0;
+  for (let i = 1; i < r.chunkMs.length; i++) {
+    pending += r.chunkMs[i]! - r.chunkMs[i - 1]!;
+    const k = r.chunkTokens[i] ?? 0;
+    if (k > 0) {
+      const each = pending / k;
+      for (let j = 0; j < k; j++) out.push(each);
+      pending = 0;
+    }
+  }
+  return out;
+}
+
+/** Gaps between consecutive content chunks, as vLLM's benchmark records ITL. */
+export function chunkGaps(r: Pick<Timed, "chunkMs">): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < r.chunkMs.length; i++) out.push(r.chunkMs[i]! - r.chunkMs[i - 1]!);
+  return out;
+}
+
+export function cacheHit(records: readonly Pick<RequestRecord, "usage">[]): {
+  tokenWeighted: number | null;
+  perRequest: number | null;
+} {
+  let cached = 0;
+  let prompt = 0;
+  let sum = 0;
+  let n = 0;
+  for (const r of records) {
+    const p = r.usage.promptTokens;
+    if (!p || p <= 0) continue;
+    const c = r.usage.cachedTokens ?? 0;
+    cached += c;
+    prompt += p;
+    sum += c / p;
+    n++;
+  }
+  return { tokenWeighted: prompt > 0 ? cached / prompt : null, perRequest: n > 0 ? sum / n : null };
+}

@@ -1,0 +1,78 @@
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { type CountedText, countChunks } from "./chunk-tokens";
+
+/** Counts tokens with the target's tokenizer. The threaded one keeps encoding off the lanes' event loop. */
+export interface TokenCounter {
+  count(text: string): Promise<number>;
+  countChunks(text: string, chunkEnds: readonly number[]): Promise<CountedText>;
+  close(): Promise<void>;
+}
+
+export function inlineTokenCounter(): TokenCounter {
+  const tok = defaultTokenizer();
+  return {
+    count: async (text) => tok.encode(text).length,
+    countChunks: async (text, ends) => countChunks(tok, text, ends),
+    close: async () => {},
+  };
+}
+
+type Reply = { id: number; result?: number | CountedText; error?: string };
+
+/**
+ * A tokenizer in a worker thread. The worker loads the TypeScript module through tsx's loader, so it runs the same
+ * tokenizer code as everything else; `ready` rejects when a worker cannot start here (the caller may fall back).
+ */
+export async function threadedTokenCounter(): Promise<TokenCounter> {
+  const workerPath = fileURLToPath(new URL("./token-worker.ts", import.meta.url));
+  const worker = new Worker(
+    `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(workerPath)}); });`,
+    { eval: true },
+  );
+  worker.unref();
+  const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
+  let next = 1;
+  let failed: Error | null = null;
+  const fail = (err: Error) => {
+    failed = err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  worker.on("error", fail);
+  worker.on("exit", (code) => fail(new Error(`token worker exited (${code})`)));
+  worker.on("message", (msg: Reply) => {
+    const p = pending.get(msg.id);
+    if (!p) return;
+    pending.delete(msg.id);
+    if (msg.error !== undefined) p.reject(new Error(msg.error));
+    else p.resolve(msg.result as never);
+  });
+  const call = <T>(op: "count" | "chunks", text: string, ends?: readonly number[]): Promise<T> => {
+    if (failed) return Promise.reject(failed);
+    const id = next++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (v: never) => void, reject });
+      worker.postMessage({ id, op, text, ends });
+    });
+  };
+  await call<number>("count", "ready");
+  return {
+    count: (text) => call<number>("count", text),
+    countChunks: (text, ends) => call<CountedText>("chunks", text, ends),
+    close: async () => {
+      worker.removeAllListeners("exit");
+      await worker.terminate();
+    },
+  };
+}
+
+/** The threaded counter where a worker can start, else the inline one. */
+export async function createTokenCounter(): Promise<TokenCounter> {
+  try {
+    return await threadedTokenCounter();
+  } catch {
+    return inlineTokenCounter();
+  }
+}
