@@ -1,0 +1,31 @@
+/** One check's requests to one engine: a value per request, null where it went unanswered, and why. */
+export interface CheckRun<T> {
+  values: (T | null)[];
+  unanswered: number;
+  errors: { index: number; message: string }[];
+}
+
+/** Runs `send` over the items with at most `concurrency` in flight, in order; a throw marks that request unanswered. */
+export async function runCheck<I, T>(
+  items: readonly I[],
+  concurrency: number,
+  send: (item: I, index: number) => Promise<T>,
+): Promise<CheckRun<T>> {
+  if (!(concurrency >= 1)) throw new Error(`concurrency must be at least 1, got ${concurrency}`);
+  const values: (T | null)[] = new Array(items.length).fill(null);
+  const errors: CheckRun<T>["errors"] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      try {
+        values[index] = await send(items[index]!, index);
+      } catch (error) {
+        errors.push({ index, message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  errors.sort((a, b) => a.index - b.index);
+  return { values, unanswered: errors.length, errors };
+}

@@ -1,0 +1,118 @@
+import { currentProtocol, type TaskId, WORKLOAD_IDS, type WorkloadId } from "@/lib/protocol";
+import { buildRecord } from "./record/build-record";
+import type { CacheHit, GapRecord, LatencySummary, ResultRecord } from "./record/schema";
+import { gapOf } from "./stats/equivalence";
+import { fidelity } from "./stats/fidelity";
+import { greedyAgreement } from "./stats/greedy-agreement";
+import { lengthRatio, pairReplies, type ReplyLength } from "./stats/length-ratio";
+import { memoryVerdict } from "./stats/memory";
+import { findOffload } from "./stats/offload-log";
+import { type Cluster, ratioEstimate } from "./stats/ratio-estimate";
+import { type PassSpeeds, passRatio } from "./stats/specscore";
+import type { AnswerCount } from "./stats/unanswered";
+
+/** A sampled reply as the stock engine scored it under the target. */
+export interface ReplyScore {
+  /** Reply tokens scored. */
+  tokens: number;
+  /** Σ of the target's log-probabilities of those tokens. */
+  logprobSum: number;
+  /** Those tokens whose rank among the target's choices was not 1. */
+  notFirstChoice: number;
+}
+
+/** What the check driver measured; null marks a request left unanswered. */
+export interface CheckMeasurements {
+  /** Greedy replies in the target's token ids, per probe prompt, in the same order for both engines. */
+  greedy: { candidate: readonly (readonly number[] | null)[]; stock: readonly (readonly number[] | null)[] };
+  /** Each engine's sampled replies scored by the stock engine; a reply that could not be scored counts against its engine. */
+  sampled: { candidate: readonly (ReplyScore | null)[]; stock: readonly (ReplyScore | null)[] };
+  /** Per fixed text, the log-probabilities each engine gave the text's tokens, in the same order for both. */
+  fidelity: { candidate: readonly (readonly number[] | null)[]; stock: readonly (readonly number[] | null)[] };
+}
+
+/** Everything measured in one evaluation, as the pipeline hands it over. */
+export interface EvaluationInputs {
+  task: TaskId;
+  /** Per workload, each pass's ratio, or both engines' speeds and failures on it (then the pass rule applies). */
+  passes: Record<WorkloadId, readonly (number | PassSpeeds)[]>;
+  checks: CheckMeasurements;
+  /** Per workload, each engine's answered timed replies with their lengths in the target's tokens. */
+  lengths: Record<WorkloadId, { candidate: readonly ReplyLength[]; stock: readonly ReplyLength[] }>;
+  /** The candidate's device memory (MiB), sampled every 0.5 s during its timed passes. */
+  memory: { samplesMib: readonly number[]; deviceTotalMib: number; gpuMemoryUtilization?: number };
+  /** The candidate engine's start-up log lines, from every start. */
+  startupLog: readonly string[];
+  acceptance: Record<WorkloadId, number | null>;
+  latency?: Partial<Record<WorkloadId, { candidate: LatencySummary | null; stock: LatencySummary | null }>>;
+  cacheHits?: Partial<Record<WorkloadId, { candidate: CacheHit | null; stock: CacheHit | null }>>;
+  reproducibility: {
+    profile: string;
+    seeds: Record<string, number | string>;
+    engine_archive_sha256: string | null;
+    speculator_commit: string | null;
+    image: string;
+    device: string;
+  };
+}
+
+const answerCount = (xs: readonly unknown[]): AnswerCount => ({
+  requests: xs.length,
+  unanswered: xs.filter((x) => x === null).length,
+});
+
+function estimate(scores: readonly (ReplyScore | null)[], pick: (s: ReplyScore) => number) {
+  const clusters: Cluster[] = [];
+  for (const s of scores) if (s && s.tokens > 0) clusters.push({ sum: pick(s), tokens: s.tokens });
+  return clusters.length === 0 ? null : ratioEstimate(clusters);
+}
+
+function sampledGap(checks: CheckMeasurements, pick: (s: ReplyScore) => number): GapRecord | null {
+  const c = estimate(checks.sampled.candidate, pick);
+  const s = estimate(checks.sampled.stock, pick);
+  return c && s ? gapOf(c, s) : null;
+}
+
+/** Judges one evaluation from everything measured: the figures, every gate's verdict, SpecScore and the record. */
+export function judgeEvaluation(inputs: EvaluationInputs): ResultRecord {
+  const protocol = currentProtocol();
+  const z = protocol.gates.z;
+  const passes = {} as Record<WorkloadId, number[]>;
+  const lengths = {} as Record<WorkloadId | "pooled", ReturnType<typeof lengthRatio>>;
+  const pooled: { candidate: number; stock: number }[] = [];
+  for (const w of WORKLOAD_IDS) {
+    passes[w] = inputs.passes[w].map((p) => (typeof p === "number" ? p : passRatio(p)));
+    const pairs = pairReplies(inputs.lengths[w].candidate, inputs.lengths[w].stock);
+    pooled.push(...pairs);
+    lengths[w] = lengthRatio(pairs, z);
+  }
+  lengths.pooled = lengthRatio(pooled, z);
+
+  const { checks } = inputs;
+  const memory = memoryVerdict(
+    inputs.memory.samplesMib,
+    inputs.memory.deviceTotalMib,
+    inputs.memory.gpuMemoryUtilization ?? protocol.engine.gpuMemoryUtilization,
+    protocol.tasks[inputs.task].gates.memorySlackMib.value,
+  );
+  return buildRecord({
+    task: inputs.task,
+    passes,
+    greedyAgreement: greedyAgreement(checks.greedy.candidate, checks.greedy.stock).agreement,
+    likelihood: sampledGap(checks, (s) => s.logprobSum),
+    argmax: sampledGap(checks, (s) => s.notFirstChoice),
+    fidelity: fidelity(checks.fidelity.candidate, checks.fidelity.stock).fidelity,
+    lengths,
+    memory,
+    offload: findOffload(inputs.startupLog),
+    answers: {
+      greedy: { candidate: answerCount(checks.greedy.candidate), stock: answerCount(checks.greedy.stock) },
+      likelihood: { candidate: answerCount(checks.sampled.candidate), stock: answerCount(checks.sampled.stock) },
+      fidelity: { candidate: answerCount(checks.fidelity.candidate), stock: answerCount(checks.fidelity.stock) },
+    },
+    acceptance: inputs.acceptance,
+    latency: inputs.latency,
+    cacheHits: inputs.cacheHits,
+    reproducibility: inputs.reproducibility,
+  });
+}

@@ -1,0 +1,126 @@
+import { z } from "zod";
+
+const finite = z.number().finite();
+const workloads = <T extends z.ZodType>(entry: T) => z.object({ solo: entry, team: entry, busy: entry });
+const byEngine = <T extends z.ZodType>(entry: T) => z.object({ candidate: entry, stock: entry });
+
+export const workloadRatioSchema = z.object({ passes: z.array(finite.nonnegative()), ratio: finite.nonnegative() });
+
+export const gapSchema = z.object({ gap: finite, se: finite.nonnegative(), candidate: finite, stock: finite });
+
+export const lengthEntrySchema = z.object({
+  ratio: finite.nullable(),
+  low: finite.nullable(),
+  high: finite.nullable(),
+  paired: z.boolean(),
+  replies: z.number().int().nonnegative(),
+});
+
+export const percentilesSchema = z.object({ p50: finite, p90: finite, p99: finite });
+
+export const latencySchema = z.object({ ttft_ms: percentilesSchema.nullable(), tpot_ms: percentilesSchema.nullable() });
+
+/** Prefix-cache hit from `usage.prompt_tokens_details.cached_tokens`: token-weighted and per request. */
+export const cacheHitSchema = z.object({ token_weighted: finite.min(0).max(1), per_request: finite.min(0).max(1) });
+
+export const GATE_KEYS = [
+  "memory",
+  "offload",
+  "fidelity",
+  "likelihood",
+  "argmax",
+  "greedy",
+  "length",
+  "answers",
+] as const;
+export type GateKey = (typeof GATE_KEYS)[number];
+
+/** One row of the evaluation page's gate table. */
+export const gateRowSchema = z.object({
+  key: z.enum(GATE_KEYS),
+  check: z.string(),
+  measured: z.string(),
+  limit: z.string(),
+  pass: z.boolean(),
+  reason: z.string().nullable(),
+});
+
+export const limitsSchema = z.object({
+  greedy_agreement_floor: finite.nullable(),
+  likelihood_bound: finite,
+  argmax_bound: finite,
+  fidelity_ceiling: finite,
+  length_margin: finite,
+  memory_slack_mib: finite,
+});
+
+const answerCountSchema = z.object({
+  requests: z.number().int().nonnegative(),
+  unanswered: z.number().int().nonnegative(),
+});
+
+export const reproducibilitySchema = z.object({
+  protocol_version: z.string(),
+  task: z.string(),
+  profile: z.string(),
+  seeds: z.record(z.string(), z.union([z.number(), z.string()])),
+  engine_archive_sha256: z.string().nullable(),
+  speculator_commit: z.string().nullable(),
+  image: z.string(),
+  device: z.string(),
+});
+
+/**
+ * Everything the judge recorded about one evaluation: the fields of the seed evaluation page's result JSON
+ * (`ratios` … `score`), then the gate table, timings, cache hits and the facts that reproduce it.
+ */
+export const resultRecordSchema = z.object({
+  ratios: workloads(workloadRatioSchema),
+  /** SpecScore: the geometric mean of the ratios when every gate passes, 0 when one fails, null when void. */
+  specscore: finite.nonnegative().nullable(),
+  greedy_agreement: finite.nullable(),
+  likelihood: gapSchema.nullable(),
+  argmax: gapSchema.nullable(),
+  fidelity: finite.nullable(),
+  lengths: z.object({
+    solo: lengthEntrySchema,
+    team: lengthEntrySchema,
+    busy: lengthEntrySchema,
+    pooled: lengthEntrySchema,
+  }),
+  memory: z.object({ ok: z.boolean(), peak_mib: finite, allowed_mib: finite }),
+  acceptance: workloads(finite.nullable()),
+  limits: limitsSchema,
+  /** The first failing gate's reason in words; null when every gate passed. */
+  reason: z.string().nullable(),
+  /** What the board ranks: SpecScore, or null when the evaluation is void. */
+  score: finite.nonnegative().nullable(),
+
+  /** The geometric mean of the ratios whatever the gates say (the speed the board shows beside a failed gate). */
+  speedup: finite.nonnegative(),
+  gates: z.array(gateRowSchema),
+  /** Why the evaluation is void and refunded (the stock engine could not answer a check), else null. */
+  void: z.string().nullable(),
+  offload: z.object({
+    ok: z.boolean(),
+    findings: z.array(z.object({ kind: z.enum(["weights", "kv"]), what: z.string(), line: z.string() })),
+  }),
+  answers: z.object({
+    greedy: byEngine(answerCountSchema),
+    likelihood: byEngine(answerCountSchema),
+    fidelity: byEngine(answerCountSchema),
+  }),
+  latency: workloads(byEngine(latencySchema.nullable())),
+  cache_hits: workloads(byEngine(cacheHitSchema.nullable())),
+  reproducibility: reproducibilitySchema,
+});
+
+export type ResultRecord = z.infer<typeof resultRecordSchema>;
+export type GateRow = z.infer<typeof gateRowSchema>;
+export type GapRecord = z.infer<typeof gapSchema>;
+export type LengthEntry = z.infer<typeof lengthEntrySchema>;
+export type Percentiles = z.infer<typeof percentilesSchema>;
+export type LatencySummary = z.infer<typeof latencySchema>;
+export type CacheHit = z.infer<typeof cacheHitSchema>;
+export type Reproducibility = z.infer<typeof reproducibilitySchema>;
+export type RecordLimits = z.infer<typeof limitsSchema>;
