@@ -1,0 +1,154 @@
+import type { Floor } from "./floor";
+import type { NgramTables } from "./ngram-tables";
+import { hashTokens, hashUnit } from "./rng";
+import type { SequenceState } from "./sequence-state";
+
+/**
+ * A next-token distribution over the whole vocabulary: `probs[i]` for the sparse support `ids[i]` (floor share
+ * included), and `eps · floor(v)` for every other token v.
+ */
+export interface TokenDist {
+  ids: number[];
+  probs: number[];
+  eps: number;
+}
+
+export interface ModelParams {
+  /** Longest context (in tokens) the n-gram part conditions on. */
+  maxOrder: number;
+  /** Sharpening exponent on the interpolated n-gram probabilities. */
+  beta: number;
+  /** Witten-Bell's weight on unseen continuations (higher backs off more). */
+  backoff: number;
+  /** Weight of the copy head (the token that followed the current 3-token suffix earlier in the context). */
+  copyWeight: number;
+  /** Amplitude of hash-seeded logit perturbations keyed by the last 3 tokens. */
+  noise: number;
+  noiseSalt: number;
+  /** A second perturbation on top (the quantized attack's error); 0 for the honest target. */
+  perturb: number;
+  perturbSalt: number;
+  /** Share of the analytic floor over the whole vocabulary. */
+  eps: number;
+  /** The end token's n-gram weight is scaled by this before sharpening (sets the reply-length distribution). */
+  eosScale: number;
+  eosId: number;
+}
+
+/** A deterministic function from context to a full-vocabulary distribution, cheap enough for 20 busy lanes. */
+export class LanguageModel {
+  constructor(
+    readonly tables: NgramTables,
+    readonly floor: Floor,
+    readonly params: ModelParams,
+  ) {}
+
+  dist(state: SequenceState): TokenDist {
+    const toks = state.tokens;
+    const len = toks.length;
+    const { maxOrder, beta, backoff, copyWeight, noise, noiseSalt, perturb, perturbSalt, eps } = this.params;
+    const index = new Map<number, number>();
+    const ids: number[] = [];
+    const w: number[] = [];
+    const add = (id: number, v: number) => {
+      let j = index.get(id);
+      if (j === undefined) {
+        j = ids.length;
+        index.set(id, j);
+        ids.push(id);
+        w.push(0);
+      }
+      w[j] = w[j]! + v;
+    };
+    let remaining = 1;
+    for (let o = Math.min(maxOrder, len); o >= 1; o--) {
+      const c = this.tables.byOrder[o]!.get(hashTokens(toks, len - o, len, o));
+      if (!c) continue;
+      const lambda = c.total / (c.total + backoff * c.distinct);
+      const scale = (remaining * lambda) / c.total;
+      for (let i = 0; i < c.ids.length; i++) add(c.ids[i]!, scale * c.counts[i]!);
+      remaining *= 1 - lambda;
+    }
+    const u = this.tables.unigram;
+    const uscale = remaining / u.total;
+    for (let i = 0; i < u.ids.length; i++) add(u.ids[i]!, uscale * u.counts[i]!);
+    if (copyWeight > 0) {
+      const cand = state.copyCandidate();
+      if (cand >= 0) {
+        for (let i = 0; i < w.length; i++) w[i] = w[i]! * (1 - copyWeight);
+        add(cand, copyWeight);
+      }
+    }
+    const e = index.get(this.params.eosId);
+    if (e !== undefined) w[e] = w[e]! * this.params.eosScale;
+    const ctx = hashTokens(toks, Math.max(0, len - 3), len, noiseSalt) % 0x7fffffff;
+    let max = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < w.length; i++) {
+      let l = beta * Math.log(w[i]!) + (noise > 0 ? noise * hashUnit(ctx, ids[i]!) : 0);
+      if (perturb > 0) l += perturb * hashUnit(ctx ^ perturbSalt, ids[i]!);
+      w[i] = l;
+      if (l > max) max = l;
+    }
+    let z = 0;
+    for (let i = 0; i < w.length; i++) {
+      w[i] = Math.exp(w[i]! - max);
+      z += w[i]!;
+    }
+    const fw = this.floor.weights;
+    for (let i = 0; i < w.length; i++) w[i] = ((1 - eps) * w[i]!) / z + eps * fw[ids[i]!]!;
+    return { ids, probs: w, eps };
+  }
+
+  prob(d: TokenDist, token: number): number {
+    const j = d.ids.indexOf(token);
+    return j >= 0 ? d.probs[j]! : d.eps * this.floor.weights[token]!;
+  }
+
+  /** vLLM's rank: 1 + the number of tokens strictly more likely. */
+  rank(d: TokenDist, token: number): number {
+    const p = this.prob(d, token);
+    let above = 0;
+    const fw = this.floor.weights;
+    const threshold = p / d.eps;
+    above += this.floor.countAbove(threshold);
+    for (let i = 0; i < d.ids.length; i++) {
+      if (fw[d.ids[i]!]! > threshold) above--;
+      if (d.probs[i]! > p) above++;
+    }
+    return above + 1;
+  }
+
+  /** The k most likely tokens, most likely first (ties by id). */
+  top(d: TokenDist, k: number): { id: number; prob: number }[] {
+    const out = d.ids.map((id, i) => ({ id, prob: d.probs[i]! }));
+    const inSupport = new Set(d.ids);
+    let taken = 0;
+    for (const id of this.floor.order) {
+      if (taken >= k) break;
+      if (inSupport.has(id)) continue;
+      out.push({ id, prob: d.eps * this.floor.weights[id]! });
+      taken++;
+    }
+    out.sort((a, b) => b.prob - a.prob || a.id - b.id);
+    return out.slice(0, k);
+  }
+
+  argmax(d: TokenDist): number {
+    let best = -1;
+    let bestP = -1;
+    for (let i = 0; i < d.ids.length; i++) {
+      const p = d.probs[i]!;
+      if (p > bestP || (p === bestP && d.ids[i]! < best)) {
+        bestP = p;
+        best = d.ids[i]!;
+      }
+    }
+    for (const id of this.floor.order) {
+      if (d.ids.includes(id)) continue;
+      const p = d.eps * this.floor.weights[id]!;
+      if (p > bestP || (p === bestP && id < best)) best = id;
+      break;
+    }
+    return best;
+  }
+}

@@ -1,0 +1,79 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { Rng } from "./rng";
+import { processDist, sampleFrom } from "./sampling";
+import { SequenceState } from "./sequence-state";
+import { defaultToyModel, REPLY_PREFIX, type ToyModel } from "./toy-model";
+
+const PROTOCOL_SAMPLING = { temperature: 0.7, topK: 20, topP: 0.8 };
+let m: ToyModel;
+beforeAll(() => {
+  m = defaultToyModel();
+});
+
+function prompt(text: string): SequenceState {
+  return new SequenceState(m.tokenizer.encode(`<|im_start|>user\n${text}<|im_end|>\n${REPLY_PREFIX}`));
+}
+
+describe("the toy target model", () => {
+  it("is a distribution over the whole vocabulary: support plus the floor sum to one", () => {
+    const d = m.target.dist(prompt("Tell me about rivers."));
+    let support = 0;
+    let floorInSupport = 0;
+    for (let i = 0; i < d.ids.length; i++) {
+      support += d.probs[i]!;
+      floorInSupport += m.floor.weights[d.ids[i]!]!;
+    }
+    const total = support + d.eps * (1 - floorInSupport);
+    expect(total).toBeCloseTo(1, 9);
+    expect(m.floor.size).toBe(m.tokenizer.vocabSize);
+    for (const id of [0, 151643, 151668, m.tokenizer.vocabSize - 1]) {
+      expect(Math.log(m.target.prob(d, id))).toBeGreaterThan(Number.NEGATIVE_INFINITY);
+    }
+  });
+
+  it("ranks every token: rank 1 is the argmax, ranks agree with top-k, and are total over the vocabulary", () => {
+    const d = m.target.dist(prompt("How do magnets work?"));
+    const top = m.target.top(d, 30);
+    expect(top[0]!.id).toBe(m.target.argmax(d));
+    top.forEach((t, i) => {
+      if (i === 0 || top[i - 1]!.prob > t.prob) expect(m.target.rank(d, t.id)).toBe(i + 1);
+    });
+    const rare = m.floor.order[m.floor.order.length - 1]!;
+    expect(m.target.rank(d, rare)).toBeGreaterThan(m.tokenizer.vocabSize - 100);
+  });
+
+  it("is deterministic from the context", () => {
+    const a = m.target.dist(prompt("Same context"));
+    const b = m.target.dist(prompt("Same context"));
+    expect(a).toEqual(b);
+    const c = m.target.dist(prompt("Another context entirely"));
+    expect(c.ids.length).toBeGreaterThan(5);
+  });
+
+  it("writes replies that end on their own, with 13-15% of sampled tokens not the first choice", () => {
+    let tokens = 0;
+    let notFirst = 0;
+    const lengths: number[] = [];
+    const rng = new Rng(7);
+    for (let r = 0; r < 80; r++) {
+      const st = prompt(`Question number ${r}: what should I know?`);
+      let n = 0;
+      for (; n < 3000; n++) {
+        const d = m.target.dist(st);
+        const x = sampleFrom(processDist(d, PROTOCOL_SAMPLING, m.floor), () => rng.next(), m.floor);
+        tokens++;
+        if (x !== m.target.argmax(d)) notFirst++;
+        if (x === m.tokenizer.eosId) break;
+        st.push(x);
+      }
+      lengths.push(n + 1);
+    }
+    lengths.sort((a, b) => a - b);
+    expect(lengths[lengths.length - 1]).toBeLessThan(3000);
+    expect(lengths[40]).toBeGreaterThan(40);
+    expect(lengths[40]).toBeLessThan(400);
+    // 80 replies hold ~15K tokens: the share's standard error is under 0.3 points, so allow 12-16%.
+    expect(notFirst / tokens).toBeGreaterThan(0.12);
+    expect(notFirst / tokens).toBeLessThan(0.16);
+  });
+});
