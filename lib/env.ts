@@ -22,9 +22,15 @@ const envSchema = z.object({
   ENGINE_RUNTIME: z.enum(["sim", "vllm"]).default("sim"),
   /** The sealed targets, one directory per task (for "vllm"); the simulated targets are made here too. */
   TARGETS_DIR: z.string().optional(),
+  /** Overrides the stock engine's directory (an operator's own stock launch.sh; tests of a stock engine that fails). */
+  STOCK_ENGINE_DIR: z.string().optional(),
   /** Simulated engines run their cost model this many times faster (the embedded default's demo uses 1). */
   SIM_SPEED: z.coerce.number().positive().default(1),
   DEFAULT_PROFILE: z.string().default("full"),
+  /** How long a worker's claim on an evaluation lasts unrenewed; a dead worker's evaluation resumes after it. */
+  EVALUATION_LEASE_SECONDS: z.coerce.number().positive().default(60),
+  /** How soon BullMQ hands a dead worker's job to another (its lock and stalled-check period). */
+  WORKER_STALLED_MS: z.coerce.number().int().positive().default(30_000),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(20),
   KUBE_NAMESPACE: z.string().default("speculator-arena-evals"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),

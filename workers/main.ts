@@ -12,7 +12,7 @@ const MAINTENANCE_QUEUE = "maintenance";
 
 /** The worker process: one processor per queue, registered here. */
 async function main(): Promise<void> {
-  const { GPU_SLOTS, QUEUE_PREFIX } = env();
+  const { GPU_SLOTS, QUEUE_PREFIX, WORKER_STALLED_MS } = env();
   const workerId = `${hostname()}:${process.pid}`;
   const backend = await createPodBackend();
   const prefix = QUEUE_PREFIX;
@@ -22,9 +22,9 @@ async function main(): Promise<void> {
     prefix,
     concurrency: GPU_SLOTS,
     // A job whose worker died is handed to another after this; the evaluation's lease decides who resumes it.
-    stalledInterval: 30_000,
+    stalledInterval: WORKER_STALLED_MS,
     maxStalledCount: 3,
-    lockDuration: 60_000,
+    lockDuration: WORKER_STALLED_MS,
   });
   const maintenanceQueue = new Queue(MAINTENANCE_QUEUE, { connection: createRedis(), prefix });
   await maintenanceQueue.upsertJobScheduler("reconcile", { every: 30_000 }, { name: "reconcile" });

@@ -1,8 +1,10 @@
 import { db } from "../db/client";
+import { env } from "../env";
 
 /** How long a worker's claim on an evaluation lasts without renewal; a dead worker's claim lapses after this. */
-export const LEASE_SECONDS = 60;
-export const LEASE_RENEW_SECONDS = 15;
+const leaseSeconds = () => env().EVALUATION_LEASE_SECONDS;
+/** Renewed four times a lease, so a slow tick never lets a live worker's claim lapse. */
+export const leaseRenewMs = () => (leaseSeconds() * 1000) / 4;
 /** Past this many attempts, an evaluation whose workers keep dying is void (the arena's fault) and refunded. */
 export const MAX_ATTEMPTS = 3;
 
@@ -33,7 +35,7 @@ export async function claimEvaluation(evaluationId: string, workerId: string): P
     data: {
       attempt: { increment: 1 },
       leaseOwner: workerId,
-      leaseExpiresAt: new Date(now.getTime() + LEASE_SECONDS * 1000),
+      leaseExpiresAt: new Date(now.getTime() + leaseSeconds() * 1000),
       ...(row.status === "queued" ? { startedAt: now } : {}),
     },
   });
@@ -45,7 +47,7 @@ export async function claimEvaluation(evaluationId: string, workerId: string): P
 export async function renewLease(evaluationId: string, attempt: number): Promise<boolean> {
   const result = await db().evaluation.updateMany({
     where: { id: evaluationId, attempt, status: { in: ["queued", "fetching", "running", "checking"] } },
-    data: { leaseExpiresAt: new Date(Date.now() + LEASE_SECONDS * 1000) },
+    data: { leaseExpiresAt: new Date(Date.now() + leaseSeconds() * 1000) },
   });
   return result.count === 1;
 }

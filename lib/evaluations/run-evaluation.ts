@@ -6,7 +6,7 @@ import type { AgentEvent } from "../pods/agent/events";
 import type { PodBackend, PodExit } from "../pods/types";
 import { getProfile, isTaskId } from "../protocol";
 import { appendEvent } from "./append-event";
-import { claimEvaluation, LEASE_RENEW_SECONDS, MAX_ATTEMPTS, renewLease } from "./lease";
+import { claimEvaluation, leaseRenewMs, MAX_ATTEMPTS, renewLease } from "./lease";
 import { moveEvaluation } from "./move-evaluation";
 import { podDeadlineSeconds } from "./pod-deadline";
 import { recordResult } from "./record-result";
@@ -60,7 +60,7 @@ export async function runEvaluation(evaluationId: string, deps: RunDeps): Promis
     void renewLease(evaluationId, attempt).then((ok) => {
       if (!ok) stale = true;
     });
-  }, LEASE_RENEW_SECONDS * 1000);
+  }, leaseRenewMs());
   try {
     return await runClaimed(evaluationId, attempt, deps, () => stale, log);
   } finally {

@@ -24,6 +24,8 @@ export function dataDir(): string {
 
 /** The stock engine's directory: the simulated engine's stock mode on the embedded default, the pinned vLLM otherwise. */
 export function stockEngineDir(): string {
+  const override = env().STOCK_ENGINE_DIR;
+  if (override) return resolve(REPO_ROOT, override);
   return env().ENGINE_RUNTIME === "sim"
     ? join(REPO_ROOT, "lib/sim-engine/engines/stock")
     : join(REPO_ROOT, "lib/pods/stock-engines/vllm");

@@ -171,6 +171,21 @@ const testProfiles: Profile[] = [
     healthTimeoutSeconds: 30,
     maxTokensCap: 128,
   },
+  {
+    name: "redteam",
+    description:
+      "short timed passes but enough sampled replies for the lossless checks: the red-team matrix's runs over the simulated engine's modes",
+    passes: 3,
+    passSeconds: { solo: 3, team: 3, busy: 4 },
+    graceSeconds: 5,
+    lanesCap: { team: 4, busy: 8 },
+    greedyProbes: 16,
+    greedyMaxTokens: 64,
+    likelihoodReplies: 256,
+    fidelityTexts: 16,
+    healthTimeoutSeconds: 30,
+    maxTokensCap: 192,
+  },
 ];
 
 export const PROTOCOL_V1 = {

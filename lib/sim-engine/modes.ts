@@ -57,7 +57,7 @@ export function behaviourOf(mode: Mode): ModeBehaviour {
     case "eagle":
       return { ...honest, speculator: mode };
     case "loose-accept":
-      return { ...honest, speculator: "eagle", looseThreshold: 0.3 };
+      return { ...honest, speculator: "draft", looseThreshold: 0.3 };
     case "greedy":
       return { ...honest, overrideSampling: (s) => ({ ...s, temperature: 0 }) };
     case "other-sampling":

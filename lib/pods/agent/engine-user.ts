@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -12,9 +12,36 @@ export interface EngineIdentity {
   name: string | null;
 }
 
-/** The unprivileged user engines run as: created on first use when the agent is root. */
-export async function engineIdentity(isRoot: boolean): Promise<EngineIdentity> {
+/** Whether the user can read every path (and so traverse every folder above it). */
+function reachable(uid: number, gid: number, paths: readonly string[]): string | null {
+  for (const path of paths) {
+    const result = spawnSync("test", ["-r", path], { uid, gid, stdio: "ignore" });
+    if (result.status !== 0) return path;
+  }
+  return null;
+}
+
+/**
+ * The unprivileged user engines run as: created on first use when the agent is root. Where that user cannot
+ * read what an engine needs (a checkout inside a private home folder), engines run as the agent's own user and
+ * `onFallback` says why: a local arena's convenience, never a pod's (the Kubernetes pod runs non-root throughout).
+ */
+export async function engineIdentity(
+  isRoot: boolean,
+  mustReach: readonly string[] = [],
+  onFallback?: (why: string) => void,
+): Promise<EngineIdentity> {
   if (!isRoot) return { uid: null, gid: null, name: null };
+  const identity = await ensureEngineUser();
+  const blocked = reachable(identity.uid!, identity.gid!, mustReach);
+  if (blocked) {
+    onFallback?.(`${ENGINE_USER} cannot read ${blocked}: engines run as the agent's user`);
+    return { uid: null, gid: null, name: null };
+  }
+  return identity;
+}
+
+async function ensureEngineUser(): Promise<EngineIdentity> {
   const lookup = async () => {
     const { stdout: uid } = await run("id", ["-u", ENGINE_USER]);
     const { stdout: gid } = await run("id", ["-g", ENGINE_USER]);

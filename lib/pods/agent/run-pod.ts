@@ -63,8 +63,19 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
   if (!found) throw new Error(`unknown profile ${env.ARENA_PROFILE}`);
   const profile = found;
   const pool: Pool = loadPool(env.ARENA_POOL_PATH ?? DEV_POOL_PATH);
-  const identity: EngineIdentity = await engineIdentity(process.getuid?.() === 0);
   await mkdir(env.ARENA_SCRATCH_DIR, { recursive: true });
+  const mustReach = [
+    join(env.ARENA_ENGINE_DIR, "launch.sh"),
+    join(env.ARENA_STOCK_ENGINE_DIR, "launch.sh"),
+    env.ARENA_TARGET_DIR,
+    env.ARENA_SPECULATOR_DIR,
+    env.ARENA_SCRATCH_DIR,
+    ...(env.ARENA_SIM_ENGINE ? [env.ARENA_SIM_ENGINE] : []),
+  ];
+  const identity: EngineIdentity = await engineIdentity(process.getuid?.() === 0, mustReach, (why) =>
+    emit({ type: "log", level: "warn", message: why }),
+  );
+
   // The simulated engine writes its device's memory here, so the engine's user must own the folder.
   const deviceDir = join(env.ARENA_SCRATCH_DIR, "device");
   await mkdir(deviceDir, { recursive: true });

@@ -5,8 +5,21 @@ import { probOf, processDist, residual, type SamplingDist, type SamplingParams, 
 import type { SequenceState } from "../model/sequence-state";
 import type { Drafter } from "./drafters";
 
-/** `exact`: modified rejection sampling (lossless). `loose`: the attack's relaxed threshold on p/q. */
+/**
+ * `exact`: modified rejection sampling (lossless). `loose`: the attack — typical acceptance (Medusa's rule) of
+ * greedy drafts: a draft token is kept whenever the target gives it more than min(threshold, δ·e^(−H(p))), and a
+ * rejected position is drawn from p itself. It drifts the output toward the draft's first choices.
+ */
 export type AcceptRule = { kind: "exact" } | { kind: "loose"; threshold: number };
+
+/** Medusa's posterior threshold δ; `threshold` plays its ε (posterior alpha). */
+const TYPICAL_DELTA = 0.09;
+
+function entropy(p: SamplingDist): number {
+  let h = 0;
+  for (const x of p.probs) if (x > 0) h -= x * Math.log(x);
+  return h;
+}
 
 export interface StepResult {
   /** Tokens appended to the state this step, the end token included when produced. */
@@ -53,7 +66,9 @@ export function speculativeStep(
   rule: AcceptRule,
 ): StepResult {
   const width = Math.max(0, Math.min(k, ctx.budget - 1));
-  const proposal = width > 0 ? drafter.propose(state, width, ctx.sampling, ctx.rng) : { tokens: [], dists: [] };
+  // The loose attack drafts greedily, as typical-acceptance deployments do.
+  const draftSampling = rule.kind === "loose" ? { ...ctx.sampling, temperature: 0 } : ctx.sampling;
+  const proposal = width > 0 ? drafter.propose(state, width, draftSampling, ctx.rng) : { tokens: [], dists: [] };
   if (proposal.tokens.length === 0) return plainStep(state, ctx);
   const out: number[] = [];
   const acceptedAt: boolean[] = [];
@@ -65,7 +80,10 @@ export function speculativeStep(
     const px = probOf(p, x, ctx.floor);
     const qx = probOf(q, x, ctx.floor);
     const ratio = qx > 0 ? px / qx : 0;
-    const accept = rule.kind === "exact" ? next() < Math.min(1, ratio) : ratio > rule.threshold;
+    const accept =
+      rule.kind === "exact"
+        ? next() < Math.min(1, ratio)
+        : px > Math.min(rule.threshold, TYPICAL_DELTA * Math.exp(-entropy(p)));
     if (accept) {
       acceptedAt.push(true);
       out.push(x);
@@ -73,7 +91,7 @@ export function speculativeStep(
       if (x === ctx.eosId) return finish(out, proposal.tokens.length, acceptedAt);
       continue;
     }
-    const y = sampleFrom(residual(p, q, ctx.floor), next, ctx.floor);
+    const y = sampleFrom(rule.kind === "exact" ? residual(p, q, ctx.floor) : p, next, ctx.floor);
     out.push(y);
     state.push(y);
     while (acceptedAt.length < proposal.tokens.length) acceptedAt.push(false);

@@ -1,0 +1,96 @@
+import { chmod, mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../db/client";
+import { packDirectory } from "../engine-archive/pack-directory";
+import { createSubmission } from "../submissions/create-submission";
+import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
+import { type SpawnedWorker, spawnWorker } from "../testing/spawn-worker";
+import { issueToken } from "../tokens/issue-token";
+import { repoRoot } from "./runtime";
+
+let ctx: ArenaTestContext;
+let dataDir: string;
+const workers: SpawnedWorker[] = [];
+
+beforeAll(async () => {
+  ctx = await setupArenaTestContext();
+  dataDir = await mkdtemp(join(tmpdir(), "arena-worker-death-"));
+  await chmod(dataDir, 0o755);
+});
+
+afterAll(async () => {
+  for (const w of workers) await w.kill();
+  await ctx.teardown();
+  await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+});
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe("a worker that dies in the middle of a pass", () => {
+  it("leaves the evaluation to finish under a new attempt, or end void and refunded: never stuck, never charged twice", async () => {
+    const env = {
+      DATABASE_URL: ctx.databaseUrl,
+      QUEUE_PREFIX: ctx.queuePrefix,
+      ARENA_DATA_DIR: dataDir,
+      POD_BACKEND: "local",
+      ENGINE_RUNTIME: "sim",
+      SIM_SPEED: "2",
+      EVALUATION_LEASE_SECONDS: "6",
+      WORKER_STALLED_MS: "4000",
+    };
+    const first = spawnWorker(env);
+    workers.push(first);
+    const { accountId } = await issueToken({ accountName: "crash-test" });
+    const inline = (await packDirectory(join(repoRoot(), "lib/sim-engine/engines/ngram"))).toString("base64");
+    const { evaluationId } = await createSubmission(
+      { accountId, kind: "participant" },
+      { task_id: "qwen3-8b", split: "dev", engine: { inline }, solution: { kind: "ngram" }, profile: "ci" },
+    );
+
+    // Wait for the candidate's team pass to be under way, then kill the worker outright.
+    await until(async () => {
+      const e = await db().evaluationEvent.findFirst({
+        where: { evaluationId, type: "pass-started", data: { path: ["workload"], equals: "team" } },
+      });
+      return e ?? undefined;
+    }, 240_000);
+    await first.kill("SIGKILL");
+    const killedAt = await db().evaluation.findUniqueOrThrow({ where: { id: evaluationId } });
+    expect(killedAt.status).toBe("running");
+    expect(killedAt.attempt).toBe(1);
+
+    workers.push(spawnWorker(env));
+    const done = await until(async () => {
+      const e = await db().evaluation.findUnique({ where: { id: evaluationId }, include: { ledger: true } });
+      return e && ["scored", "failed", "void", "cancelled"].includes(e.status) ? e : undefined;
+    }, 420_000);
+
+    expect(done.attempt).toBeGreaterThanOrEqual(2);
+    const charges = done.ledger.filter((l) => l.kind === "charge");
+    expect(charges).toHaveLength(1);
+    if (done.status === "void") {
+      expect(done.refunded).toBe(true);
+      expect(done.ledger.filter((l) => l.kind === "refund")).toHaveLength(1);
+    } else {
+      expect(done.status).toBe("scored");
+      expect(done.ledger.filter((l) => l.kind === "refund")).toHaveLength(0);
+    }
+    const resumed = await db().evaluationEvent.findFirst({
+      where: { evaluationId, type: "log", data: { path: ["message"], string_contains: "resumed as attempt 2" } },
+    });
+    expect(resumed).not.toBeNull();
+    // No pod of any attempt is left running once the evaluation is over.
+    const pods = await readdir(join(dataDir, "local-pods", "pods")).catch(() => [] as string[]);
+    expect(pods.filter((p) => p.endsWith(".json"))).toEqual([]);
+  }, 900_000);
+});
