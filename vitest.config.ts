@@ -1,14 +1,37 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const alias = { "@": fileURLToPath(new URL("./", import.meta.url)) };
+const ignored = ["node_modules/**", ".next/**", ".arena/**", "e2e/**"];
+
 export default defineConfig({
-  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  resolve: { alias },
   test: {
-    include: ["**/*.test.ts", "**/*.test.tsx"],
-    exclude: ["node_modules/**", ".next/**", ".arena/**", "e2e/**"],
     environment: "node",
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["**/*.test.ts", "**/*.test.tsx"],
+          exclude: [...ignored, "**/*.e2e.test.ts"],
+        },
+      },
+      {
+        // Whole evaluations on the simulated engine: their speeds are paced by its cost model, so they run
+        // one file at a time, after everything else, with the machine to themselves.
+        extends: true,
+        test: {
+          name: "evaluations",
+          include: ["**/*.e2e.test.ts"],
+          exclude: ignored,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

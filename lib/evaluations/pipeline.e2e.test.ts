@@ -21,7 +21,7 @@ let ctx: ArenaTestContext;
 let server: Awaited<ReturnType<typeof serveHandler>>;
 let token: string;
 let dataDir: string;
-let workers: SpawnedWorker[] = [];
+const workers: SpawnedWorker[] = [];
 
 const workerEnv = (extra: Record<string, string> = {}) => ({
   DATABASE_URL: ctx.databaseUrl,
