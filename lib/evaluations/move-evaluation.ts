@@ -55,3 +55,22 @@ export async function mustMoveEvaluation(evaluationId: string, to: EvaluationSta
     });
   }
 }
+
+/**
+ * Brings an evaluation to at least `to` for this attempt: moves it forward when it is behind (a fresh run),
+ * keeps it where it is when a resumed attempt finds it already there or past. False when it is over or no
+ * longer this attempt's.
+ */
+export async function advanceEvaluation(
+  evaluationId: string,
+  to: "fetching" | "running" | "checking",
+  attempt: number,
+  phase: string,
+): Promise<boolean> {
+  if (await moveEvaluation(evaluationId, to, { attempt, phase })) return true;
+  const kept = await db().evaluation.updateMany({
+    where: { id: evaluationId, attempt, status: { in: ["fetching", "running", "checking"] } },
+    data: { phase },
+  });
+  return kept.count === 1;
+}

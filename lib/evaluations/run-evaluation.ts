@@ -7,7 +7,7 @@ import type { PodBackend, PodExit } from "../pods/types";
 import { getProfile, isTaskId } from "../protocol";
 import { appendEvent } from "./append-event";
 import { claimEvaluation, leaseRenewMs, MAX_ATTEMPTS, renewLease } from "./lease";
-import { moveEvaluation } from "./move-evaluation";
+import { advanceEvaluation, moveEvaluation } from "./move-evaluation";
 import { podDeadlineSeconds } from "./pod-deadline";
 import { recordResult } from "./record-result";
 import { refundEvaluation } from "./refund-evaluation";
@@ -90,7 +90,7 @@ async function runClaimed(
     return { kind: "done" };
   }
 
-  await moveEvaluation(evaluationId, "fetching", { attempt, phase: "fetch" });
+  if (!(await advanceEvaluation(evaluationId, "fetching", attempt, "fetch"))) return { kind: "done" };
   const started = Date.now();
   let sealed: Awaited<ReturnType<typeof sealInputs>>;
   try {
@@ -130,7 +130,7 @@ async function runClaimed(
     speculator_commit: sealed.speculatorCommit,
     speculator_sha256: sealed.speculatorDigest,
   });
-  if (!(await moveEvaluation(evaluationId, "running", { attempt, phase: "starting" }))) return { kind: "done" };
+  if (!(await advanceEvaluation(evaluationId, "running", attempt, "starting"))) return { kind: "done" };
 
   const handle = await deps.backend.start({
     evaluationId,

@@ -69,11 +69,17 @@ describe("a worker that dies in the middle of a pass", () => {
     expect(killedAt.status).toBe("running");
     expect(killedAt.attempt).toBe(1);
 
-    workers.push(spawnWorker(env));
+    const second = spawnWorker(env);
+    workers.push(second);
     const done = await until(async () => {
       const e = await db().evaluation.findUnique({ where: { id: evaluationId }, include: { ledger: true } });
       return e && ["scored", "failed", "void", "cancelled"].includes(e.status) ? e : undefined;
-    }, 420_000);
+    }, 420_000).catch(async (error: unknown) => {
+      const events = await db().evaluationEvent.findMany({ where: { evaluationId }, orderBy: { seq: "asc" } });
+      console.error(events.map((e) => `${e.seq} ${e.type} ${JSON.stringify(e.data).slice(0, 160)}`).join("\n"));
+      console.error(second.output.slice(-60).join("\n"));
+      throw error;
+    });
 
     expect(done.attempt).toBeGreaterThanOrEqual(2);
     const charges = done.ledger.filter((l) => l.kind === "charge");

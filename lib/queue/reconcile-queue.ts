@@ -15,11 +15,21 @@ export interface ReconcileReport {
  */
 export async function reconcileQueue(queue: Queue<EvaluationJob> = evaluationsQueue()): Promise<ReconcileReport> {
   const report: ReconcileReport = { queued: [], removed: [] };
-  const waiting = await db().evaluation.findMany({ where: { status: "queued" }, select: { id: true } });
+  // Queued rows, and active rows whose worker's lease lapsed: each must have a job that will take it.
+  const waiting = await db().evaluation.findMany({
+    where: {
+      OR: [
+        { status: "queued" },
+        { status: { in: ["fetching", "running", "checking"] }, leaseExpiresAt: { lt: new Date() } },
+      ],
+    },
+    select: { id: true },
+  });
   for (const { id } of waiting) {
     const job = await queue.getJob(id);
     const state = job ? await job.getState() : "missing";
     if (state === "missing" || state === "completed" || state === "failed" || state === "unknown") {
+      // A finished or failed job cannot run again under its id: replace it.
       if (job) await job.remove().catch(() => undefined);
       await enqueueEvaluation(id, queue);
       report.queued.push(id);
