@@ -1,0 +1,145 @@
+import type { Metadata } from "next";
+import { AttentionLayout } from "@/components/board/attention-layout";
+import { BoardTable } from "@/components/board/board-table";
+import { LatestList } from "@/components/board/latest-list";
+import { listBoard } from "@/lib/board/list-board";
+import { listLatestEvaluations } from "@/lib/board/list-latest";
+import { env } from "@/lib/env";
+import { currentProtocol, TASK_IDS } from "@/lib/protocol";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: { absolute: "SpeculatorArena" } };
+
+export default async function HomePage() {
+  const protocol = currentProtocol();
+  const [boards, latest] = await Promise.all([
+    Promise.all(TASK_IDS.map((id) => listBoard(id))),
+    listLatestEvaluations(8),
+  ]);
+  const url = env().ARENA_PUBLIC_URL;
+  return (
+    <div className="space-y-12">
+      <section aria-labelledby="leaderboard">
+        <h1 id="leaderboard" className="text-2xl font-semibold">
+          Leaderboard
+        </h1>
+        <p className="mt-1 max-w-prose text-slate-700">
+          Each participant&apos;s last scored evaluation on the hidden sessions; the stock engine scores 1.
+        </p>
+        {boards.map((board) => {
+          const task = protocol.tasks[board.taskId as keyof typeof protocol.tasks];
+          return (
+            <div key={board.taskId} className="mt-8">
+              <div className="flex flex-wrap items-baseline justify-between gap-2">
+                <h2 className="text-xl font-semibold">{task.name}</h2>
+                <a href={`/tasks/${task.id}`}>full board →</a>
+              </div>
+              <div className="mt-2">
+                <BoardTable
+                  caption={`${task.name} leaderboard`}
+                  participants={board.participants}
+                  references={board.references}
+                />
+              </div>
+            </div>
+          );
+        })}
+      </section>
+
+      <section aria-labelledby="tasks">
+        <h2 id="tasks" className="text-xl font-semibold">
+          Two tasks
+        </h2>
+        <p className="mt-1 max-w-prose text-slate-700">
+          One target on one B200, in BF16 and unchanged; three workloads of real multi-turn chat and agent sessions.
+        </p>
+        <div className="mt-4 grid gap-4 sm:grid-cols-2">
+          {Object.values(protocol.tasks).map((task) => (
+            <article key={task.id} className="rounded border border-slate-200 p-4">
+              <h3 className="font-semibold">
+                <a href={`/tasks/${task.id}`}>{task.name}</a>
+              </h3>
+              <p className="mt-1 text-sm text-slate-700">
+                {task.target.repository} · {task.gpu} · {task.maxModelLen.toLocaleString("en")} tokens · lanes{" "}
+                {task.lanes.solo}/{task.lanes.team}/{task.lanes.busy}
+              </p>
+              <div className="mt-3">
+                <AttentionLayout task={task} />
+              </div>
+            </article>
+          ))}
+        </div>
+      </section>
+
+      <section aria-labelledby="judged">
+        <h2 id="judged" className="text-xl font-semibold">
+          How a speculator is judged
+        </h2>
+        <p className="mt-1 max-w-prose text-slate-700">
+          Timed beside the stock engine, then six checks that nothing it serves has changed, then one score.
+        </p>
+        <div className="mt-4 grid gap-4 md:grid-cols-3">
+          <article className="rounded border border-slate-200 p-4">
+            <h3 className="font-semibold">Paired, closed loop</h3>
+            <p className="mt-1 text-sm text-slate-700">
+              In one pod, the candidate and the stock engine play the same hidden sessions in turn: one lane (solo), a
+              few (team), and enough to fill the KV cache (busy). The model&apos;s own replies go back into each
+              session&apos;s history, and replies end where the model ends them.
+            </p>
+          </article>
+          <article className="rounded border border-slate-200 p-4">
+            <h3 className="font-semibold">
+              <a href="/gates">Lossless</a>
+            </h3>
+            <p className="mt-1 text-sm text-slate-700">
+              The target&apos;s log-probabilities on fixed texts, how likely sampled replies are, how often they take
+              the target&apos;s first choice, greedy agreement, reply lengths, and device memory: each within limits
+              calibrated on honest speculators and red-team attacks.
+            </p>
+          </article>
+          <article className="rounded border border-slate-200 p-4">
+            <h3 className="font-semibold">SpecScore</h3>
+            <p className="mt-1 text-sm text-slate-700">
+              The geometric mean of the median solo, team and busy speedups over three passes each; 0 if a gate fails.
+              The stock engine scores 1, and its error against itself is about 1%.
+            </p>
+          </article>
+        </div>
+      </section>
+
+      <section aria-labelledby="latest">
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h2 id="latest" className="text-xl font-semibold">
+            Latest evaluations
+          </h2>
+          <a href="/evaluations">All →</a>
+        </div>
+        <div className="mt-2">
+          <LatestList entries={latest} />
+        </div>
+      </section>
+
+      <section aria-labelledby="enter">
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h2 id="enter" className="text-xl font-semibold">
+            Enter the arena
+          </h2>
+          <span>
+            <a href="/register">Get a token →</a> · <a href="/submit">submit in the browser →</a>
+          </span>
+        </div>
+        <pre className="mt-3 overflow-x-auto rounded bg-slate-900 p-4 text-sm text-slate-100">
+          <code>{`# with the token the operators gave you
+export SPECULATORARENA_URL=${url}
+export SPECULATORARENA_TOKEN=spa_...
+# a speculator on Hugging Face and the engine directory that serves it
+python3 -m speculatorarena.client submit --task qwen3-8b --split dev \\
+  --engine my-engine/ --speculator org/repo@<commit> \\
+  --method "EAGLE-3 k=4" --kind eagle3
+# its gates and its SpecScore
+python3 -m speculatorarena.client status <id>`}</code>
+        </pre>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { AttentionLayout } from "@/components/board/attention-layout";
+import { ProfiledRuns } from "@/components/board/profiled-runs";
+import { SortableBoard } from "@/components/board/sortable-board";
+import { LatencyCompare } from "@/components/charts/latency-compare";
+import { RatiosChart } from "@/components/charts/ratios-chart";
+import { listBoard } from "@/lib/board/list-board";
+import { currentProtocol, getTask, isTaskId } from "@/lib/protocol";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ task: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { task } = await params;
+  return { title: isTaskId(task) ? `${getTask(task).name} board` : "Unknown task" };
+}
+
+export default async function TaskPage({ params }: Props) {
+  const { task: taskId } = await params;
+  if (!isTaskId(taskId)) notFound();
+  const task = getTask(taskId);
+  const board = await listBoard(taskId);
+  const protocol = currentProtocol();
+  const everyone = [...board.participants, ...board.references, ...board.profiled];
+  return (
+    <div className="space-y-10">
+      <header>
+        <h1 className="text-2xl font-semibold">{task.name}</h1>
+        <p className="mt-1 text-slate-700">
+          {task.target.repository}@{task.target.revision.slice(0, 7)} · {task.gpu} · BF16 ·{" "}
+          {task.maxModelLen.toLocaleString("en")} tokens · lanes solo {task.lanes.solo}, team {task.lanes.team}, busy{" "}
+          {task.lanes.busy} · A/A speed error {(task.speedNoise.meanAbsError * 100).toFixed(1)}% on average
+        </p>
+        <div className="mt-3 max-w-md">
+          <AttentionLayout task={task} />
+        </div>
+      </header>
+
+      <section aria-labelledby="participants">
+        <h2 id="participants" className="text-xl font-semibold">
+          Participants
+        </h2>
+        <p className="mt-1 max-w-prose text-sm text-slate-700">
+          Each participant&apos;s last scored evaluation on the hidden test sessions under protocol {protocol.version}.
+          A ⚑ marks a result far below the same account&apos;s best development result on this task.
+        </p>
+        <div className="mt-3">
+          {board.participants.length === 0 ? (
+            <p className="text-slate-600">
+              No participant has a scored test evaluation on {task.name} yet. <a href="/submit">Submit one</a> once your
+              dev runs look right.
+            </p>
+          ) : (
+            <SortableBoard caption={`${task.name} participants`} entries={board.participants} />
+          )}
+        </div>
+      </section>
+
+      <section aria-labelledby="references">
+        <h2 id="references" className="text-xl font-semibold">
+          References: the same judge, the same sessions
+        </h2>
+        <div className="mt-3">
+          {board.references.length === 0 ? (
+            <p className="text-slate-600">
+              No reference has been run on {task.name} yet: operators run them from the admin page.
+            </p>
+          ) : (
+            <SortableBoard caption={`${task.name} references`} entries={board.references} />
+          )}
+        </div>
+      </section>
+
+      <section aria-labelledby="charts" className="space-y-8">
+        <h2 id="charts" className="text-xl font-semibold">
+          Charts
+        </h2>
+        {board.participants.length + board.references.length > 0 ? (
+          <RatiosChart
+            title="Speedup over the stock engine, per workload"
+            entries={[...board.participants, ...board.references]}
+          />
+        ) : (
+          <p className="text-slate-600">The speedup chart appears with the first ranked entry.</p>
+        )}
+        <div>
+          <h3 className="mb-2 text-lg font-semibold">Compare latency distributions</h3>
+          <LatencyCompare entries={everyone} />
+        </div>
+      </section>
+
+      <section aria-labelledby="profiled">
+        <h2 id="profiled" className="text-xl font-semibold">
+          Test-profile runs
+        </h2>
+        <p className="mt-1 max-w-prose text-sm text-slate-700">
+          Runs under a shortened test profile (for demos and automated tests): labelled with the profile, never ranked.
+        </p>
+        <div className="mt-3">
+          <ProfiledRuns entries={board.profiled} />
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { ZodError } from "zod";
+import { runReference } from "@/lib/admin/run-reference";
+import { voidEvaluation } from "@/lib/admin/void-evaluation";
+import { requireAdmin } from "@/lib/auth/admin-session";
+import { isAppError } from "@/lib/http/app-error";
+import { setRegistrationOpen } from "@/lib/settings/registration";
+import { issueToken } from "@/lib/tokens/issue-token";
+import { revokeToken } from "@/lib/tokens/revoke-token";
+
+export type ActionState =
+  | { ok: true; message: string; token?: string; account?: string; evaluationId?: string }
+  | { ok: false; message: string }
+  | null;
+
+function failure(error: unknown): ActionState {
+  if (error instanceof ZodError) {
+    const first = error.issues[0];
+    return { ok: false, message: `${first?.path.join(".") || "form"}: ${first?.message ?? "invalid"}` };
+  }
+  if (isAppError(error)) return { ok: false, message: error.message };
+  throw error;
+}
+
+const text = (form: FormData, key: string) => String(form.get(key) ?? "").trim();
+
+export async function issueTokenAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  try {
+    const admin = await requireAdmin();
+    const label = text(form, "label");
+    const issued = await issueToken(
+      { accountName: text(form, "accountName"), kind: text(form, "kind") as "participant", label: label || undefined },
+      admin.accountId ?? undefined,
+    );
+    revalidatePath("/admin");
+    return { ok: true, message: `token ${issued.prefix}… issued`, token: issued.token, account: issued.accountName };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+export async function revokeTokenAction(form: FormData): Promise<void> {
+  await requireAdmin();
+  await revokeToken(text(form, "tokenId"));
+  revalidatePath("/admin");
+}
+
+export async function setRegistrationAction(form: FormData): Promise<void> {
+  await requireAdmin();
+  await setRegistrationOpen(text(form, "open") === "true");
+  revalidatePath("/admin");
+}
+
+export async function runReferenceAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  try {
+    await requireAdmin();
+    const created = await runReference({
+      taskId: text(form, "taskId"),
+      referenceKey: text(form, "referenceKey"),
+      split: text(form, "split") as "test",
+      profile: text(form, "profile") || "full",
+    });
+    revalidatePath("/admin");
+    return { ok: true, message: `${created.referenceKey} queued`, evaluationId: created.evaluationId };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+export async function voidEvaluationAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  try {
+    await requireAdmin();
+    const outcome = await voidEvaluation({ evaluationId: text(form, "evaluationId"), reason: text(form, "reason") });
+    revalidatePath("/admin");
+    return {
+      ok: true,
+      message: `evaluation ${outcome.evaluationId} is void${outcome.refunded ? " and its charge refunded" : " (it had no charge to refund)"}`,
+      evaluationId: outcome.evaluationId,
+    };
+  } catch (error) {
+    return failure(error);
+  }
+}

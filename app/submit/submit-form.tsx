@@ -1,0 +1,492 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { type FormEvent, useCallback, useEffect, useId, useState } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
+import { formatShortTime } from "@/lib/board/format";
+import { packFolder, toBase64 } from "@/lib/board/pack-folder";
+
+interface BudgetLine {
+  taskId: string;
+  split: "dev" | "test";
+  limit: number | null;
+  used: number;
+  remaining: number | null;
+}
+
+interface OwnSubmission {
+  id: string;
+  task_id: string;
+  split: string;
+  profile: string;
+  solution: { method: string | null; kind: string };
+  created_at: string;
+  evaluation: { id: string; status: string; specscore: number | null } | null;
+}
+
+interface Account {
+  name: string;
+  budget: BudgetLine[];
+  submissions: OwnSubmission[];
+}
+
+const TOKEN_KEY = "speculatorarena-token";
+
+async function apiError(response: Response): Promise<string> {
+  try {
+    const body = (await response.json()) as { error?: { message?: string } };
+    return body.error?.message ?? `the arena answered ${response.status}`;
+  } catch {
+    return `the arena answered ${response.status}`;
+  }
+}
+
+/** Budget and own submissions in one round trip (two requests in parallel, never one after the other). */
+async function loadAccount(token: string): Promise<Account> {
+  const headers = { authorization: `Bearer ${token}` };
+  const [budget, mine] = await Promise.all([
+    fetch("/api/budget", { headers, cache: "no-store" }),
+    fetch("/api/submissions?mine=1", { headers, cache: "no-store" }),
+  ]);
+  if (!budget.ok) throw new Error(await apiError(budget));
+  if (!mine.ok) throw new Error(await apiError(mine));
+  const b = (await budget.json()) as { account: string; budget: BudgetLine[] };
+  const m = (await mine.json()) as { submissions: OwnSubmission[] };
+  return { name: b.account, budget: b.budget, submissions: m.submissions };
+}
+
+export function SubmitForm({
+  tasks,
+  kinds,
+  profiles,
+  inlineMaxChars,
+  methodMaxChars,
+}: {
+  tasks: { id: string; name: string }[];
+  kinds: string[];
+  profiles: { name: string; description: string }[];
+  inlineMaxChars: number;
+  methodMaxChars: number;
+}) {
+  const router = useRouter();
+  const id = useId();
+  const [token, setToken] = useState("");
+  const [account, setAccount] = useState<Account | null>(null);
+  const [signInError, setSignInError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
+  const [taskId, setTaskId] = useState(tasks[0]?.id ?? "");
+  const [split, setSplit] = useState<"dev" | "test">("dev");
+  const [engineFrom, setEngineFrom] = useState<"folder" | "archive">("folder");
+  const [folder, setFolder] = useState<FileList | null>(null);
+  const [archive, setArchive] = useState<File | null>(null);
+  const [submitError, setSubmitError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<string | null>(null);
+
+  const signIn = useCallback(async (candidate: string) => {
+    setBusy(true);
+    setSignInError(null);
+    try {
+      const loaded = await loadAccount(candidate.trim());
+      sessionStorage.setItem(TOKEN_KEY, candidate.trim());
+      setToken(candidate.trim());
+      setAccount(loaded);
+    } catch (error) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      setAccount(null);
+      setSignInError((error as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    const saved = sessionStorage.getItem(TOKEN_KEY);
+    if (saved) void signIn(saved);
+  }, [signIn]);
+
+  const line = account?.budget.find((b) => b.taskId === taskId && b.split === split);
+  const exhausted = line?.remaining === 0;
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSubmitError(null);
+    const form = new FormData(event.currentTarget);
+    try {
+      setBusy(true);
+      setProgress("packing the engine…");
+      let inline: string;
+      if (engineFrom === "folder") {
+        if (!folder || folder.length === 0) throw new Error("engine: choose the engine folder");
+        const files = await Promise.all(
+          Array.from(folder).map(async (f) => ({
+            path: f.webkitRelativePath || f.name,
+            data: new Uint8Array(await f.arrayBuffer()),
+          })),
+        );
+        inline = (await packFolder(files)).base64;
+      } else {
+        if (!archive) throw new Error("engine: choose a .tar.gz file");
+        inline = toBase64(new Uint8Array(await archive.arrayBuffer()));
+      }
+      if (inline.length > inlineMaxChars) {
+        throw new Error(
+          `engine: the packed archive is ${inline.length.toLocaleString("en")} base64 characters, over the ${inlineMaxChars.toLocaleString("en")} allowed inline; put the engine in a repository instead`,
+        );
+      }
+      const specUri = String(form.get("speculator-uri") ?? "").trim();
+      const specRevision = String(form.get("speculator-revision") ?? "").trim();
+      const method = String(form.get("method") ?? "").trim();
+      const profile = String(form.get("profile") ?? "full");
+      const body = {
+        task_id: taskId,
+        split,
+        ...(specUri ? { speculator: { uri: specUri, revision: specRevision } } : {}),
+        engine: { inline },
+        solution: { ...(method ? { method } : {}), kind: String(form.get("kind")) },
+        ...(profile !== "full" ? { profile } : {}),
+      };
+      setProgress("sending…");
+      const response = await fetch("/api/submissions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(await apiError(response));
+      const created = (await response.json()) as { id: string; evaluationId: string };
+      setProgress("submitted: opening its evaluation…");
+      router.push(`/evaluations/${created.evaluationId}`);
+    } catch (error) {
+      setSubmitError((error as Error).message);
+      setProgress(null);
+      setBusy(false);
+    }
+  }
+
+  if (!account) {
+    return (
+      <form
+        method="post"
+        className="max-w-md space-y-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void signIn(token);
+        }}
+      >
+        <div>
+          <label htmlFor={`${id}-token`} className="block font-medium">
+            Arena token
+          </label>
+          <input
+            id={`${id}-token`}
+            name="token"
+            type="password"
+            autoComplete="off"
+            required
+            placeholder="spa_…"
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+            aria-describedby={signInError ? `${id}-token-error` : undefined}
+          />
+        </div>
+        {signInError ? (
+          <p id={`${id}-token-error`} role="alert" className="text-sm text-red-800">
+            {signInError}
+          </p>
+        ) : null}
+        <button
+          type="submit"
+          disabled={busy || !hydrated}
+          className="rounded bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60"
+        >
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+    );
+  }
+
+  return (
+    <div className="grid gap-8 lg:grid-cols-[1fr_20rem]">
+      <form method="post" onSubmit={onSubmit} className="space-y-5" aria-describedby={`${id}-who`}>
+        <p id={`${id}-who`} className="text-sm text-slate-700">
+          Signed in as{" "}
+          <span className="font-semibold" data-testid="account-name">
+            {account.name}
+          </span>
+          .{" "}
+          <button
+            type="button"
+            className="text-blue-700 underline"
+            onClick={() => {
+              sessionStorage.removeItem(TOKEN_KEY);
+              setAccount(null);
+              setToken("");
+            }}
+          >
+            Sign out
+          </button>
+        </p>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <div>
+            <label htmlFor={`${id}-task`} className="block font-medium">
+              Task
+            </label>
+            <select
+              id={`${id}-task`}
+              name="task"
+              value={taskId}
+              onChange={(e) => setTaskId(e.target.value)}
+              className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+            >
+              {tasks.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name} ({t.id})
+                </option>
+              ))}
+            </select>
+          </div>
+          <fieldset>
+            <legend className="font-medium">Split</legend>
+            <div className="mt-2 flex gap-4">
+              {(["dev", "test"] as const).map((s) => (
+                <label key={s} className="inline-flex items-center gap-1.5">
+                  <input type="radio" name="split" value={s} checked={split === s} onChange={() => setSplit(s)} />
+                  {s === "dev" ? "dev (public sessions)" : "test (hidden, scored)"}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        </div>
+        <p className="text-sm" aria-live="polite" data-testid="budget-line">
+          {line
+            ? line.remaining === null
+              ? `No budget limit on this account for ${taskId} ${split}.`
+              : `${line.remaining} of ${line.limit} ${split} evaluations left on ${taskId}.`
+            : null}
+          {exhausted ? " This budget is used up: choose another split or task." : ""}
+        </p>
+
+        <fieldset className="space-y-3 rounded border border-slate-200 p-3">
+          <legend className="px-1 font-medium">Speculator (optional)</legend>
+          <p className="text-sm text-slate-700">
+            A Hugging Face repository at an exact commit; leave empty for a method without weights (n-gram, suffix, the
+            target&apos;s own MTP).
+          </p>
+          <div className="grid gap-3 sm:grid-cols-2">
+            <div>
+              <label htmlFor={`${id}-spec-uri`} className="block text-sm font-medium">
+                Repository
+              </label>
+              <input
+                id={`${id}-spec-uri`}
+                name="speculator-uri"
+                placeholder="org/name"
+                className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+              />
+            </div>
+            <div>
+              <label htmlFor={`${id}-spec-rev`} className="block text-sm font-medium">
+                Commit (40 hex)
+              </label>
+              <input
+                id={`${id}-spec-rev`}
+                name="speculator-revision"
+                pattern="[0-9a-f]{40}"
+                title="an exact commit: 40 lowercase hex characters"
+                className="mt-1 w-full rounded border border-slate-400 px-3 py-2 font-mono text-sm"
+              />
+            </div>
+          </div>
+        </fieldset>
+
+        <fieldset className="space-y-3 rounded border border-slate-200 p-3">
+          <legend className="px-1 font-medium">Engine directory</legend>
+          <div className="flex flex-wrap gap-4 text-sm">
+            <label className="inline-flex items-center gap-1.5">
+              <input
+                type="radio"
+                name="engine-from"
+                checked={engineFrom === "folder"}
+                onChange={() => setEngineFrom("folder")}
+              />
+              a folder (packed here, in the browser)
+            </label>
+            <label className="inline-flex items-center gap-1.5">
+              <input
+                type="radio"
+                name="engine-from"
+                checked={engineFrom === "archive"}
+                onChange={() => setEngineFrom("archive")}
+              />
+              a .tar.gz file
+            </label>
+          </div>
+          {engineFrom === "folder" ? (
+            <div>
+              <label htmlFor={`${id}-folder`} className="block text-sm font-medium">
+                Engine folder (with launch.sh at its top)
+              </label>
+              <input
+                id={`${id}-folder`}
+                type="file"
+                webkitdirectory=""
+                multiple
+                onChange={(e) => setFolder(e.target.files)}
+                className="mt-1 block w-full text-sm"
+              />
+              {folder && folder.length > 0 ? (
+                <p className="mt-1 text-xs text-slate-600">
+                  {folder.length === 1 ? "1 file" : `${folder.length} files`} chosen
+                </p>
+              ) : null}
+            </div>
+          ) : (
+            <div>
+              <label htmlFor={`${id}-archive`} className="block text-sm font-medium">
+                Engine archive (.tar.gz)
+              </label>
+              <input
+                id={`${id}-archive`}
+                type="file"
+                accept=".tar.gz,.tgz,application/gzip"
+                onChange={(e) => setArchive(e.target.files?.[0] ?? null)}
+                className="mt-1 block w-full text-sm"
+              />
+            </div>
+          )}
+          <p className="text-xs text-slate-600">
+            At most {inlineMaxChars.toLocaleString("en")} base64 characters inline; larger engines go in a repository
+            through the API.
+          </p>
+        </fieldset>
+
+        <div className="grid gap-4 sm:grid-cols-2">
+          <div>
+            <label htmlFor={`${id}-method`} className="block font-medium">
+              Method
+            </label>
+            <input
+              id={`${id}-method`}
+              name="method"
+              maxLength={methodMaxChars}
+              placeholder="EAGLE-3 k=4"
+              className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+            />
+          </div>
+          <div>
+            <label htmlFor={`${id}-kind`} className="block font-medium">
+              Kind
+            </label>
+            <select
+              id={`${id}-kind`}
+              name="kind"
+              defaultValue="eagle3"
+              className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
+            >
+              {kinds.map((k) => (
+                <option key={k} value={k}>
+                  {k}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <div>
+          <label htmlFor={`${id}-profile`} className="block font-medium">
+            Profile
+          </label>
+          <select
+            id={`${id}-profile`}
+            name="profile"
+            defaultValue="full"
+            className="mt-1 w-full rounded border border-slate-400 px-3 py-2 sm:w-auto"
+          >
+            {profiles.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name === "full"
+                  ? "full: the protocol as published (ranked)"
+                  : `${p.name}: test profile, labelled, never ranked`}
+              </option>
+            ))}
+          </select>
+        </div>
+
+        {submitError ? (
+          <p role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-900">
+            {submitError}
+          </p>
+        ) : null}
+        <div className="flex items-center gap-3">
+          <button
+            type="submit"
+            disabled={busy || exhausted || !hydrated}
+            className="rounded bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60"
+          >
+            Submit for evaluation
+          </button>
+          {progress ? (
+            <span role="status" className="text-sm text-slate-700">
+              {progress}
+            </span>
+          ) : null}
+        </div>
+      </form>
+
+      <aside aria-labelledby={`${id}-budget`} className="space-y-6">
+        <section>
+          <h2 id={`${id}-budget`} className="font-semibold">
+            Your budget
+          </h2>
+          <table className="mt-2 w-full text-sm">
+            <caption className="sr-only">Evaluations left per task and split</caption>
+            <thead>
+              <tr className="text-left text-slate-700">
+                <th scope="col" className="py-1">
+                  Task
+                </th>
+                <th scope="col" className="py-1">
+                  Split
+                </th>
+                <th scope="col" className="py-1 text-right">
+                  Left
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {account.budget.map((b) => (
+                <tr key={`${b.taskId}-${b.split}`} className="border-t border-slate-100">
+                  <td className="py-1">{b.taskId}</td>
+                  <td className="py-1">{b.split}</td>
+                  <td className="py-1 text-right tabular-nums">
+                    {b.remaining === null ? "no limit" : `${b.remaining} of ${b.limit}`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+        <section>
+          <h2 className="font-semibold">Your submissions</h2>
+          {account.submissions.length === 0 ? (
+            <p className="mt-1 text-sm text-slate-600">None yet: your first one will be listed here.</p>
+          ) : (
+            <ul className="mt-2 space-y-1.5 text-sm">
+              {account.submissions.slice(0, 20).map((s) => (
+                <li key={s.id}>
+                  <a href={`/evaluations/${s.evaluation?.id ?? s.id}`}>{s.solution.method || s.solution.kind}</a>{" "}
+                  <span className="text-slate-600">
+                    {s.task_id} · {s.split}
+                    {s.profile !== "full" ? ` · profile ${s.profile}` : ""} · {s.evaluation?.status ?? "—"}
+                    {s.evaluation?.specscore != null ? ` · ${s.evaluation.specscore.toFixed(3)}` : ""} ·{" "}
+                    {formatShortTime(s.created_at)}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </aside>
+    </div>
+  );
+}

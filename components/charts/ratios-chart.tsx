@@ -1,0 +1,53 @@
+"use client";
+
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import type { BoardEntry } from "@/lib/board/board-entry";
+import { entryLabel, SERIES_COLOURS } from "@/lib/board/entry-label";
+
+/** The three ratios of each entry side by side; the stock engine's 1 is marked. */
+export function RatiosChart({ entries, title }: { entries: BoardEntry[]; title: string }) {
+  const data = entries
+    .filter((e) => e.result)
+    .map((e) => ({
+      name: entryLabel(e),
+      solo: e.result?.workloads.solo.ratio ?? null,
+      team: e.result?.workloads.team.ratio ?? null,
+      busy: e.result?.workloads.busy.ratio ?? null,
+    }));
+  if (data.length === 0) return null;
+  const height = 60 + data.length * 56;
+  return (
+    <figure className="w-full">
+      <figcaption className="mb-2 font-medium">{title}</figcaption>
+      <div
+        style={{ height }}
+        role="img"
+        aria-label={`${title}: ${data.map((d) => `${d.name} solo ${d.solo?.toFixed(2)} team ${d.team?.toFixed(2)} busy ${d.busy?.toFixed(2)}`).join("; ")}`}
+      >
+        <ResponsiveContainer width="100%" height="100%">
+          <BarChart data={data} layout="vertical" margin={{ left: 8, right: 16, top: 4, bottom: 4 }}>
+            <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+            <XAxis type="number" domain={[0, "auto"]} tickFormatter={(v: number) => `${v}×`} />
+            <YAxis type="category" dataKey="name" width={190} tick={{ fontSize: 12 }} />
+            <Tooltip formatter={(v) => (typeof v === "number" ? `${v.toFixed(2)}×` : String(v))} />
+            <Legend itemSorter={null} />
+            <ReferenceLine x={1} stroke="#334155" strokeDasharray="4 2" />
+            <Bar dataKey="solo" fill={SERIES_COLOURS[0]} isAnimationActive={false} />
+            <Bar dataKey="team" fill={SERIES_COLOURS[1]} isAnimationActive={false} />
+            <Bar dataKey="busy" fill={SERIES_COLOURS[2]} isAnimationActive={false} />
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
+    </figure>
+  );
+}

@@ -1,0 +1,125 @@
+import { expect, test } from "./support/arena";
+import { issueTokenInBrowser, keepScreenshot, signInAsAdmin, unique } from "./web-helpers";
+
+test.describe("operators and tokens", () => {
+  test("an admin issues a token shown once, the token works on the API, and once revoked it gets 401", async ({
+    page,
+    arena,
+    request,
+  }, testInfo) => {
+    await page.goto("/admin/sign-in");
+    await keepScreenshot(page, testInfo, "admin-sign-in");
+    await signInAsAdmin(page, arena);
+
+    const name = unique("e2e participant");
+    const token = await issueTokenInBrowser(page, name);
+    await expect(page.getByText("it is shown once and never again")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Copy token" })).toBeVisible();
+    await keepScreenshot(page, testInfo, "admin-token-issued");
+
+    const headers = { authorization: `Bearer ${token}` };
+    const budget = await request.get("/api/budget", { headers });
+    expect(budget.status()).toBe(200);
+    const body = (await budget.json()) as {
+      account: string;
+      budget: { taskId: string; split: string; remaining: number }[];
+    };
+    expect(body.account).toBe(name);
+    expect(body.budget).toContainEqual(expect.objectContaining({ taskId: "qwen3-8b", split: "dev", remaining: 20 }));
+
+    // Shown once: after a reload the page lists the token by its prefix only.
+    await page.reload();
+    await expect(page.getByTestId("new-token")).toHaveCount(0);
+    const row = page.locator("tr", { hasText: name });
+    await expect(row).toBeVisible();
+    const prefix = await row.getAttribute("data-token-prefix");
+    expect(prefix).toBeTruthy();
+    expect(token.startsWith(prefix!)).toBe(true);
+    expect(prefix!.length).toBeLessThan(token.length);
+    expect(await page.content()).not.toContain(token);
+    await keepScreenshot(page, testInfo, "admin");
+
+    await row.getByRole("button", { name: /^Revoke token/ }).click();
+    await expect(page.locator("tr", { hasText: name })).toContainText("revoked");
+    const after = await request.get("/api/budget", { headers });
+    expect(after.status()).toBe(401);
+    expect(((await after.json()) as { error: { message: string } }).error.message).toMatch(/revoked/);
+  });
+
+  test("registration opens and closes: /register hands out a working token only while open", async ({
+    page,
+    arena,
+    request,
+  }, testInfo) => {
+    await signInAsAdmin(page, arena);
+    const state = page.getByTestId("registration-state");
+    if ((await state.textContent())?.includes("open")) {
+      await page.getByRole("button", { name: "Close registration" }).click();
+      await expect(state).toContainText("closed");
+    }
+    const closed = await page.goto("/register");
+    expect(closed?.status()).toBe(404);
+    await expect(page.getByRole("heading", { level: 1, name: "Registration is closed" })).toBeVisible();
+    await keepScreenshot(page, testInfo, "register-closed");
+
+    await page.goto("/admin");
+    await page.getByRole("button", { name: "Open registration" }).click();
+    await expect(page.getByTestId("registration-state")).toContainText("open");
+
+    const open = await page.goto("/register");
+    expect(open?.status()).toBe(200);
+    const name = unique("e2e self-registered");
+    await page.getByLabel("Account name").fill(name);
+    await page.getByRole("button", { name: "Get my token" }).click();
+    const shown = page.getByTestId("new-token");
+    await expect(shown).toBeVisible();
+    await expect(page.getByText("it is shown once and never again")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Copy token" })).toBeVisible();
+    const token = (await shown.textContent())!.trim();
+    await keepScreenshot(page, testInfo, "register-token");
+
+    const budget = await request.get("/api/budget", { headers: { authorization: `Bearer ${token}` } });
+    expect(budget.status()).toBe(200);
+    expect(((await budget.json()) as { account: string }).account).toBe(name);
+
+    await page.goto("/admin");
+    await page.getByRole("button", { name: "Close registration" }).click();
+    await expect(page.getByTestId("registration-state")).toContainText("closed");
+    expect((await page.goto("/register"))?.status()).toBe(404);
+    const refused = await request.post("/api/register", { data: { name: unique("too late") } });
+    expect(refused.status()).toBe(403);
+  });
+
+  test("an admin runs an A/A evaluation, then voids and refunds it", async ({ page, arena }, testInfo) => {
+    await signInAsAdmin(page, arena);
+    const run = page.locator("form", { has: page.getByRole("button", { name: "Run" }) });
+    await run.getByLabel("Task").selectOption("qwen3-8b");
+    await run.getByLabel("Reference").selectOption("stock");
+    await run.getByLabel("Split").selectOption("dev");
+    await run.getByLabel("Profile").selectOption("ci");
+    await run.getByRole("button", { name: "Run" }).click();
+    await expect(page.getByText("stock queued")).toBeVisible();
+    const link = page.getByRole("link", { name: "watch it" });
+    const href = (await link.getAttribute("href")) ?? "";
+    const evaluationId = href.split("/").pop()!;
+    expect(evaluationId).toMatch(/^[a-z0-9]+$/);
+
+    await page.goto(href);
+    await expect(page.getByRole("heading", { level: 1, name: "stock engine (A/A)" })).toBeVisible();
+    await expect(page.getByText("profile: ci").first()).toBeVisible();
+
+    await page.goto("/admin");
+    const voidForm = page.locator("form", { has: page.getByRole("button", { name: "Void and refund" }) });
+    await voidForm.getByLabel("Evaluation id").fill(evaluationId);
+    await voidForm.getByLabel(/Reason/).fill("e2e: voided by the operators' test");
+    await voidForm.getByRole("button", { name: "Void and refund" }).click();
+    await expect(page.getByText(`evaluation ${evaluationId} is void and its charge refunded`)).toBeVisible();
+    await keepScreenshot(page, testInfo, "admin-voided");
+
+    await page.goto(href);
+    await expect(page.getByText("This evaluation is void.")).toBeVisible();
+    await expect(page.getByText("e2e: voided by the operators' test")).toBeVisible();
+    await expect(page.getByText(/Its budget charge was refunded on/)).toBeVisible();
+    await keepScreenshot(page, testInfo, "evaluation-void");
+  });
+});

@@ -1,0 +1,145 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usedBudget } from "@/lib/budgets/remaining-budget";
+import { db } from "@/lib/db/client";
+import { packDirectory } from "@/lib/engine-archive/pack-directory";
+import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
+import { createSubmission } from "@/lib/submissions/create-submission";
+import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
+import { issueToken } from "@/lib/tokens/issue-token";
+import { listQueue } from "./list-queue";
+import { runAA, runReference } from "./run-reference";
+import { voidEvaluation } from "./void-evaluation";
+
+let context: ArenaTestContext;
+let enginesDir: string;
+let inline: string;
+const enqueued: string[] = [];
+const enqueue = async (id: string) => {
+  enqueued.push(id);
+};
+
+beforeAll(async () => {
+  context = await setupArenaTestContext();
+  enginesDir = await mkdtemp(path.join(tmpdir(), "arena-engines-"));
+  for (const name of ["stock", "ngram", "draft", "eagle"]) {
+    await mkdir(path.join(enginesDir, name));
+    await writeFile(path.join(enginesDir, name, "launch.sh"), `#!/bin/sh\necho ${name}\n`, { mode: 0o755 });
+  }
+  inline = (await packDirectory(path.join(enginesDir, "stock"))).toString("base64");
+});
+
+afterAll(async () => {
+  await rm(enginesDir, { recursive: true, force: true });
+  await context?.teardown();
+});
+
+async function participantSubmission(name: string) {
+  const issued = await issueToken({ accountName: name });
+  const created = await createSubmission(
+    { accountId: issued.accountId, kind: "participant" },
+    { task_id: "qwen3-8b", split: "dev", engine: { inline }, solution: { method: "test", kind: "ngram" } },
+    { enqueue },
+  );
+  return { ...created, accountId: issued.accountId };
+}
+
+describe("voidEvaluation", () => {
+  it("voids a queued evaluation and refunds its charge once, however often it is called", async () => {
+    const s = await participantSubmission("void-me");
+    expect(await usedBudget(s.accountId, "qwen3-8b", "dev")).toBe(1);
+
+    const first = await voidEvaluation({ evaluationId: s.evaluationId, reason: "the node lost its GPU" });
+    expect(first).toEqual({ evaluationId: s.evaluationId, status: "void", refunded: true });
+    const again = await voidEvaluation({ evaluationId: s.evaluationId, reason: "the node lost its GPU" });
+    expect(again.refunded).toBe(true);
+
+    const row = await db().evaluation.findUniqueOrThrow({
+      where: { id: s.evaluationId },
+      include: { ledger: true, events: true },
+    });
+    expect(row.status).toBe("void");
+    expect(row.reason).toBe("the node lost its GPU");
+    expect(row.refunded).toBe(true);
+    expect(row.ledger.filter((l) => l.kind === "refund")).toHaveLength(1);
+    expect(row.events.some((e) => e.type === "status" && (e.data as { status: string }).status === "void")).toBe(true);
+    expect(await usedBudget(s.accountId, "qwen3-8b", "dev")).toBe(0);
+  });
+
+  it("refuses to void a finished evaluation, and names what is wrong with bad input", async () => {
+    const s = await participantSubmission("scored-one");
+    expect(await moveEvaluation(s.evaluationId, "scored")).toBe(true);
+    await expect(voidEvaluation({ evaluationId: s.evaluationId, reason: "too late" })).rejects.toThrow(/is scored/);
+    expect(await usedBudget(s.accountId, "qwen3-8b", "dev")).toBe(1);
+    await expect(voidEvaluation({ evaluationId: "nope", reason: "missing" })).rejects.toThrow(/not found/);
+    await expect(voidEvaluation({ evaluationId: s.evaluationId, reason: "" })).rejects.toThrow(/reason/);
+  });
+});
+
+describe("listQueue", () => {
+  it("lists queued evaluations oldest first and running ones apart", async () => {
+    const a = await participantSubmission("queue-a");
+    const b = await participantSubmission("queue-b");
+    await db().evaluation.update({ where: { id: b.evaluationId }, data: { podId: "pod-b", leaseOwner: "worker-1" } });
+    expect(await moveEvaluation(b.evaluationId, "running")).toBe(true);
+    const queue = await listQueue();
+    const queuedIds = queue.queued.map((r) => r.evaluationId);
+    expect(queuedIds).toContain(a.evaluationId);
+    expect(queuedIds).not.toContain(b.evaluationId);
+    expect(queue.running.find((r) => r.evaluationId === b.evaluationId)).toMatchObject({
+      status: "running",
+      podId: "pod-b",
+      leaseOwner: "worker-1",
+      account: "queue-b",
+    });
+    const times = queue.queued.map((r) => r.queuedAt);
+    expect([...times].sort()).toEqual(times);
+  });
+});
+
+describe("runReference", () => {
+  it("queues a reference on the reference account with the simulated engine for its kind", async () => {
+    const created = await runReference(
+      { taskId: "qwen3-8b", referenceKey: "ngram-4", profile: "ci" },
+      { enginesDir, enqueue },
+    );
+    expect(enqueued).toContain(created.evaluationId);
+    const submission = await db().submission.findUniqueOrThrow({
+      where: { id: created.id },
+      include: { account: true },
+    });
+    expect(submission).toMatchObject({
+      referenceKey: "ngram-4",
+      split: "test",
+      profile: "ci",
+      method: "n-gram k=4",
+      kind: "ngram",
+      engineSource: "inline",
+    });
+    expect(submission.account.name).toBe("reference");
+    expect(submission.engineSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("runs the A/A evaluation as the stock reference", async () => {
+    const created = await runAA({ taskId: "qwen35-27b", split: "dev" }, { enginesDir, enqueue });
+    const submission = await db().submission.findUniqueOrThrow({ where: { id: created.id } });
+    expect(submission).toMatchObject({ referenceKey: "stock", kind: "other", taskId: "qwen35-27b", split: "dev" });
+  });
+
+  it("names a reference the task does not have, and a missing engine directory", async () => {
+    await expect(
+      runReference({ taskId: "qwen35-27b", referenceKey: "eagle3-redhatai-3" }, { enginesDir, enqueue }),
+    ).rejects.toThrow(/not a reference of qwen35-27b/);
+    await expect(runReference({ taskId: "nope", referenceKey: "stock" }, { enginesDir, enqueue })).rejects.toThrow(
+      /task/,
+    );
+    await expect(
+      runReference(
+        { taskId: "qwen3-8b", referenceKey: "stock" },
+        { enginesDir: path.join(enginesDir, "none"), enqueue },
+      ),
+    ).rejects.toThrow(/no launch\.sh/);
+  });
+});

@@ -1,0 +1,42 @@
+import type { ResultView } from "./result-view";
+
+/** One evaluation as a board row; plain data (dates as ISO strings) so it crosses to client components. */
+export interface BoardEntry {
+  evaluationId: string;
+  submissionId: string;
+  taskId: string;
+  split: "dev" | "test";
+  profile: string;
+  account: string;
+  accountKind: string;
+  method: string | null;
+  kind: string;
+  speculator: { uri: string; revision: string | null } | null;
+  engine: { source: string; uri: string | null; revision: string | null };
+  referenceKey: string | null;
+  status: string;
+  queuedAt: string;
+  finishedAt: string | null;
+  result: ResultView | null;
+  /** Set on a scored test result far below the same account's dev result on the task. */
+  devGap: DevGap | null;
+}
+
+export interface RankedEntry extends BoardEntry {
+  rank: number;
+}
+
+export interface DevGap {
+  test: number;
+  dev: number;
+  /** (dev − test) / dev */
+  drop: number;
+}
+
+export interface TaskBoard {
+  taskId: string;
+  participants: RankedEntry[];
+  references: RankedEntry[];
+  /** Evaluations under a test profile: labelled, listed, never ranked. */
+  profiled: BoardEntry[];
+}

@@ -1,0 +1,178 @@
+/**
+ * Live progress of one evaluation, folded from its event stream (GET /api/submissions/{id}/events):
+ * first a `state` event with the evaluation as it stands, then the stored events in order. Pure, so the
+ * page's client component and its tests fold the same way; unknown or malformed events are ignored.
+ */
+
+export const TERMINAL = ["scored", "failed", "void", "cancelled"] as const;
+
+export interface LivePass {
+  engine: string;
+  workload: string;
+  pass: number;
+  elapsedSeconds: number;
+  fixedSeconds: number | null;
+  requests: number;
+  tokensPerSecond: number | null;
+  done: boolean;
+  failed: number | null;
+}
+
+export interface LiveState {
+  status: string;
+  phase: string | null;
+  reason: string | null;
+  queuePosition: number | null;
+  engine: { name: string; state: string; detail: string | null } | null;
+  current: LivePass | null;
+  passes: LivePass[];
+  memory: { usedMib: number; totalMib: number | null } | null;
+  log: string[];
+  lastSeq: number;
+  /** When the page should fetch the finished evaluation. */
+  finished: boolean;
+}
+
+export function initialLiveState(status: string, phase: string | null, queuePosition: number | null): LiveState {
+  return {
+    status,
+    phase,
+    reason: null,
+    queuePosition,
+    engine: null,
+    current: null,
+    passes: [],
+    memory: null,
+    log: [],
+    lastSeq: 0,
+    finished: (TERMINAL as readonly string[]).includes(status),
+  };
+}
+
+type Data = Record<string, unknown>;
+const str = (d: Data, ...keys: string[]): string | null => {
+  for (const k of keys) if (typeof d[k] === "string") return d[k] as string;
+  return null;
+};
+const numOf = (d: Data, ...keys: string[]): number | null => {
+  for (const k of keys) if (typeof d[k] === "number" && Number.isFinite(d[k])) return d[k] as number;
+  return null;
+};
+
+const LOG_LINES = 30;
+
+function upsertPass(passes: LivePass[], next: LivePass): LivePass[] {
+  const i = passes.findIndex((p) => p.engine === next.engine && p.workload === next.workload && p.pass === next.pass);
+  if (i === -1) return [...passes, next];
+  const copy = passes.slice();
+  copy[i] = next;
+  return copy;
+}
+
+function passKey(d: Data): { engine: string; workload: string; pass: number } | null {
+  const engine = str(d, "engine");
+  const workload = str(d, "workload");
+  const pass = numOf(d, "pass");
+  return engine && workload && pass !== null ? { engine, workload, pass } : null;
+}
+
+/** Folds one event into the state; `seq` is the SSE id (0 for the opening `state` event). */
+export function applyEvent(state: LiveState, type: string, raw: unknown, seq = 0): LiveState {
+  if (seq > 0 && seq <= state.lastSeq) return state;
+  const s: LiveState = { ...state, lastSeq: Math.max(state.lastSeq, seq) };
+  if (typeof raw !== "object" || raw === null) return s;
+  const d = raw as Data;
+  switch (type) {
+    case "state": {
+      const inner = (typeof d.evaluation === "object" && d.evaluation !== null ? d.evaluation : d) as Data;
+      const status = str(inner, "status") ?? s.status;
+      return {
+        ...s,
+        status,
+        phase: str(inner, "phase") ?? s.phase,
+        reason: str(inner, "reason") ?? s.reason,
+        queuePosition:
+          numOf(inner, "queue_position", "queuePosition") ?? (status === "queued" ? s.queuePosition : null),
+        finished: (TERMINAL as readonly string[]).includes(status),
+      };
+    }
+    case "status": {
+      const status = str(d, "status") ?? s.status;
+      return {
+        ...s,
+        status,
+        phase: str(d, "phase") ?? s.phase,
+        reason: str(d, "reason") ?? s.reason,
+        queuePosition: status === "queued" ? s.queuePosition : null,
+        finished: (TERMINAL as readonly string[]).includes(status),
+      };
+    }
+    case "phase":
+      return { ...s, phase: str(d, "phase", "name") ?? s.phase, queuePosition: null };
+    case "engine": {
+      const name = str(d, "engine");
+      const engineState = str(d, "state");
+      return name && engineState ? { ...s, engine: { name, state: engineState, detail: str(d, "detail") } } : s;
+    }
+    case "pass-started":
+    case "pass-progress": {
+      const key = passKey(d);
+      if (!key) return s;
+      const pass: LivePass = {
+        ...key,
+        elapsedSeconds: numOf(d, "elapsedSeconds", "elapsed_seconds", "elapsed") ?? 0,
+        fixedSeconds: numOf(d, "fixedSeconds", "fixed_seconds", "seconds"),
+        requests: numOf(d, "requestsDone", "requests_done", "requests") ?? 0,
+        tokensPerSecond: numOf(d, "tokensPerSecond", "tokens_per_second"),
+        done: false,
+        failed: null,
+      };
+      return { ...s, current: pass, passes: upsertPass(s.passes, pass), queuePosition: null };
+    }
+    case "pass-ended": {
+      const key = passKey(d);
+      if (!key) return s;
+      const before = s.passes.find(
+        (p) => p.engine === key.engine && p.workload === key.workload && p.pass === key.pass,
+      );
+      const pass: LivePass = {
+        ...key,
+        elapsedSeconds: before?.fixedSeconds ?? before?.elapsedSeconds ?? 0,
+        fixedSeconds: before?.fixedSeconds ?? null,
+        requests: numOf(d, "requests") ?? before?.requests ?? 0,
+        tokensPerSecond: numOf(d, "speed", "tokensPerSecond") ?? before?.tokensPerSecond ?? null,
+        done: true,
+        failed: numOf(d, "failed"),
+      };
+      const current =
+        s.current &&
+        s.current.engine === key.engine &&
+        s.current.workload === key.workload &&
+        s.current.pass === key.pass
+          ? pass
+          : s.current;
+      return { ...s, current, passes: upsertPass(s.passes, pass) };
+    }
+    case "memory": {
+      const used = numOf(d, "usedMib", "used_mib", "peak_mib");
+      return used === null ? s : { ...s, memory: { usedMib: used, totalMib: numOf(d, "totalMib", "total_mib") } };
+    }
+    case "log": {
+      const line = str(d, "message", "line");
+      if (line === null) return s;
+      const level = str(d, "level");
+      return { ...s, log: [...s.log, level && level !== "info" ? `${level}: ${line}` : line].slice(-LOG_LINES) };
+    }
+    case "result": {
+      const outcome = str(d, "outcome", "status");
+      return {
+        ...s,
+        status: outcome ?? s.status,
+        reason: str(d, "reason") ?? s.reason,
+        finished: outcome !== null || s.finished,
+      };
+    }
+    default:
+      return s;
+  }
+}
