@@ -133,11 +133,17 @@ export default async function HomePage() {
 export SPECULATORARENA_URL=${url}
 export SPECULATORARENA_TOKEN=spa_...
 # a speculator on Hugging Face and the engine directory that serves it
-python3 -m speculatorarena.client submit --task qwen3-8b --split dev \\
+# (the client is in the arena's repository: npm run client)
+npm run client -- submit --task qwen3-8b --split dev \\
   --engine my-engine/ --speculator org/repo@<commit> \\
-  --method "EAGLE-3 k=4" --kind eagle3
+  --method "EAGLE-3 k=4" --kind eagle3 --wait
 # its gates and its SpecScore
-python3 -m speculatorarena.client status <id>`}</code>
+npm run client -- status <id>
+# or with curl
+curl -s -X POST $SPECULATORARENA_URL/api/submissions \\
+  -H "authorization: Bearer $SPECULATORARENA_TOKEN" -H 'content-type: application/json' \\
+  -d '{"task_id": "qwen3-8b", "split": "dev", "engine": {"inline": "'"$(tar -C my-engine -cz . | base64 -w0)"'"},
+       "speculator": {"uri": "org/repo", "revision": "<commit>"}, "solution": {"kind": "eagle3"}}'`}</code>
         </pre>
       </section>
     </div>
