@@ -22,6 +22,10 @@ const envSchema = z.object({
   ENGINE_RUNTIME: z.enum(["sim", "vllm"]).default("sim"),
   /** The sealed targets, one directory per task (for "vllm"); the simulated targets are made here too. */
   TARGETS_DIR: z.string().optional(),
+  /** The hidden `test` pool (the operators' file, never served); the embedded default makes one from held-out public data. */
+  TEST_POOL_PATH: z.string().optional(),
+  /** The public data the embedded default's test pool is cut from. */
+  PUBLIC_DATA_DIR: z.string().default("../shared/data"),
   /** Overrides the stock engine's directory (an operator's own stock launch.sh; tests of a stock engine that fails). */
   STOCK_ENGINE_DIR: z.string().optional(),
   /** Simulated engines run their cost model this many times faster (the embedded default's demo uses 1). */

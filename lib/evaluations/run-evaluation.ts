@@ -11,7 +11,7 @@ import { advanceEvaluation, moveEvaluation } from "./move-evaluation";
 import { podDeadlineSeconds } from "./pod-deadline";
 import { recordResult } from "./record-result";
 import { refundEvaluation } from "./refund-evaluation";
-import { stockEngineDir } from "./runtime";
+import { poolPathFor, stockEngineDir } from "./runtime";
 import { sealInputs } from "./seal-inputs";
 import { isTerminal } from "./status-machine";
 
@@ -130,6 +130,13 @@ async function runClaimed(
     speculator_commit: sealed.speculatorCommit,
     speculator_sha256: sealed.speculatorDigest,
   });
+  let poolPath: string | undefined;
+  try {
+    poolPath = await poolPathFor(submission.split);
+  } catch (error) {
+    await voidEvaluation(evaluationId, attempt, (error as Error).message);
+    return { kind: "done" };
+  }
   if (!(await advanceEvaluation(evaluationId, "running", attempt, "starting"))) return { kind: "done" };
 
   const handle = await deps.backend.start({
@@ -143,6 +150,7 @@ async function runClaimed(
     targetDir: sealed.targetDir,
     stockEngineDir: stockEngineDir(),
     deadlineSeconds: podDeadlineSeconds(profile),
+    ...(poolPath ? { poolPath } : {}),
   });
   await db().evaluation.updateMany({ where: { id: evaluationId, attempt }, data: { podId: handle.podId } });
   log("pod started", { podId: handle.podId });

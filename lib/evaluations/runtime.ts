@@ -74,3 +74,23 @@ export async function targetBytes(dir: string): Promise<number> {
 export function simEngineCommand(): string {
   return join(REPO_ROOT, "lib/sim-engine/bin/sim-engine");
 }
+
+/**
+ * The session pool an evaluation plays: the public dev pool for `dev`; for `test` the operators' hidden pool,
+ * or on the embedded default one cut once from the held-out share of the public data (never in the repository).
+ */
+export async function poolPathFor(split: "dev" | "test"): Promise<string | undefined> {
+  if (split === "dev") return undefined;
+  const configured = env().TEST_POOL_PATH;
+  if (configured) return resolve(REPO_ROOT, configured);
+  const path = join(dataDir(), "pools", "test.jsonl");
+  if (!(await stat(path).catch(() => null))) {
+    const { makeTestPool } = await import("../judge/pool/test-pool");
+    const source = resolve(REPO_ROOT, env().PUBLIC_DATA_DIR);
+    if (!(await stat(source).catch(() => null))) {
+      throw new Error(`no test pool: TEST_POOL_PATH is unset and the public data (${source}) is absent`);
+    }
+    makeTestPool(source, path);
+  }
+  return path;
+}

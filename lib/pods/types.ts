@@ -14,6 +14,8 @@ export interface PodLaunch {
   targetDir: string;
   /** The stock engine's directory (the pinned vLLM's launch.sh, or the simulated stock engine). */
   stockEngineDir: string;
+  /** The session pool to play; absent means the public dev pool the agent ships with. */
+  poolPath?: string;
   /** Hard limit on the pod's life. */
   deadlineSeconds: number;
 }

@@ -68,6 +68,7 @@ export class LocalPodBackend implements PodBackend {
       ARENA_STOCK_ENGINE_DIR: launch.stockEngineDir,
       ARENA_SCRATCH_DIR: workDir,
       ARENA_DEADLINE_SECONDS: String(launch.deadlineSeconds),
+      ...(launch.poolPath ? { ARENA_POOL_PATH: launch.poolPath } : {}),
     };
     const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "lib/pods/agent/main.ts")], {
       cwd: REPO_ROOT,
