@@ -9,8 +9,9 @@ import { packDirectory } from "../engine-archive/pack-directory";
 import { resetEventHubForTests } from "../queue/event-hub";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
 import { serveHandler } from "../testing/serve-handler";
-import { type SpawnedWorker, spawnWorker } from "../testing/spawn-worker";
+import { type SpawnedWorker, simulatedWorkerEnv, spawnWorker } from "../testing/spawn-worker";
 import { type ReceivedEvent, readSse } from "../testing/sse-client";
+import { until } from "../testing/until";
 import { issueToken } from "../tokens/issue-token";
 import { repoRoot } from "./runtime";
 
@@ -23,17 +24,7 @@ let token: string;
 let dataDir: string;
 const workers: SpawnedWorker[] = [];
 
-const workerEnv = (extra: Record<string, string> = {}) => ({
-  DATABASE_URL: ctx.databaseUrl,
-  QUEUE_PREFIX: ctx.queuePrefix,
-  ARENA_DATA_DIR: dataDir,
-  POD_BACKEND: "local",
-  ENGINE_RUNTIME: "sim",
-  SIM_SPEED: "2",
-  EVALUATION_LEASE_SECONDS: "6",
-  WORKER_STALLED_MS: "4000",
-  ...extra,
-});
+const workerEnv = (extra: Record<string, string> = {}) => simulatedWorkerEnv(ctx, dataDir, extra);
 
 async function engineArchive(mode: string): Promise<string> {
   return (await packDirectory(join(repoRoot(), "lib/sim-engine/engines", mode))).toString("base64");
@@ -61,16 +52,6 @@ async function submitEngine(inline: string): Promise<{ id: string; evaluationId:
 const eventsUrl = (id: string) => `${server.url}/api/submissions/${id}/events`;
 const isFinal = (e: ReceivedEvent) =>
   e.event === "status" && ["scored", "failed", "void", "cancelled"].includes((e.data as { status: string }).status);
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 beforeAll(async () => {
   ctx = await setupArenaTestContext();

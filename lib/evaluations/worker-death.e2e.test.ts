@@ -6,7 +6,8 @@ import { db } from "../db/client";
 import { packDirectory } from "../engine-archive/pack-directory";
 import { createSubmission } from "../submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
-import { type SpawnedWorker, spawnWorker } from "../testing/spawn-worker";
+import { type SpawnedWorker, simulatedWorkerEnv, spawnWorker } from "../testing/spawn-worker";
+import { until } from "../testing/until";
 import { issueToken } from "../tokens/issue-token";
 import { repoRoot } from "./runtime";
 
@@ -26,28 +27,9 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
 });
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 describe("a worker that dies in the middle of a pass", () => {
   it("leaves the evaluation to finish under a new attempt, or end void and refunded: never stuck, never charged twice", async () => {
-    const env = {
-      DATABASE_URL: ctx.databaseUrl,
-      QUEUE_PREFIX: ctx.queuePrefix,
-      ARENA_DATA_DIR: dataDir,
-      POD_BACKEND: "local",
-      ENGINE_RUNTIME: "sim",
-      SIM_SPEED: "2",
-      EVALUATION_LEASE_SECONDS: "6",
-      WORKER_STALLED_MS: "4000",
-    };
+    const env = simulatedWorkerEnv(ctx, dataDir);
     const first = spawnWorker(env);
     workers.push(first);
     const { accountId } = await issueToken({ accountName: "crash-test" });

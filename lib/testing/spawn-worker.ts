@@ -35,3 +35,25 @@ export function spawnWorker(extraEnv: Record<string, string>): SpawnedWorker {
     },
   };
 }
+
+/**
+ * A worker's environment for whole-evaluation tests: the test context's database and queue, local pods on the
+ * simulated engine, and a lease short enough that a dead worker's evaluation resumes within seconds.
+ */
+export function simulatedWorkerEnv(
+  context: { databaseUrl: string; queuePrefix: string },
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATABASE_URL: context.databaseUrl,
+    QUEUE_PREFIX: context.queuePrefix,
+    ARENA_DATA_DIR: dataDir,
+    POD_BACKEND: "local",
+    ENGINE_RUNTIME: "sim",
+    SIM_SPEED: "2",
+    EVALUATION_LEASE_SECONDS: "6",
+    WORKER_STALLED_MS: "4000",
+    ...extra,
+  };
+}
