@@ -123,6 +123,20 @@ describe("buildEvaluationPod", () => {
     expect(writable.sort()).toEqual(["/dev/shm", "/scratch", "/tmp"]);
   });
 
+  it("mounts a test evaluation's hidden pool read-only as one file and tells the agent where", () => {
+    const withPool = buildEvaluationPod({ ...launch, poolPath: "/var/lib/arena/pools/test.jsonl" }, config);
+    const main = withPool.spec?.containers[0] as V1Container;
+    expect(main.volumeMounts).toContainEqual({
+      name: "arena-storage",
+      mountPath: POD_PATHS.pool,
+      subPath: "pools/test.jsonl",
+      readOnly: true,
+    });
+    expect(main.env).toContainEqual({ name: "ARENA_POOL_PATH", value: POD_PATHS.pool });
+    // A dev evaluation plays the pool the agent ships with: nothing mounted, nothing named.
+    expect(agent.env?.some((e) => e.name === "ARENA_POOL_PATH")).toBe(false);
+  });
+
   it("backs /dev/shm with memory and gives scratch an emptyDir", () => {
     expect(agent.volumeMounts).toContainEqual({ name: "dshm", mountPath: "/dev/shm" });
     expect(pod.spec?.volumes).toContainEqual({ name: "dshm", emptyDir: { medium: "Memory", sizeLimit: "32Gi" } });

@@ -33,6 +33,7 @@ export const POD_PATHS = {
   speculator: "/arena/speculator",
   target: "/arena/target",
   stockEngine: "/arena/stock-engine",
+  pool: "/arena/pool.jsonl",
   scratch: "/scratch",
   tmp: "/tmp",
   shm: "/dev/shm",
@@ -144,6 +145,15 @@ export function buildEvaluationPod(launch: PodLaunch, config: KubernetesBackendC
     }
     sealedMounts.push({ name: volume.name, mountPath, subPath, readOnly: true });
   }
+  // A test evaluation's hidden pool: one file, mounted read-only where the agent is told to read it.
+  if (launch.poolPath) {
+    const { volume, subPath } = resolveStoragePath(config.storage, launch.poolPath, "poolPath");
+    if (!usedStorage.has(volume.name)) {
+      usedStorage.add(volume.name);
+      volumes.push(storageVolume(volume));
+    }
+    sealedMounts.push({ name: volume.name, mountPath: POD_PATHS.pool, subPath, readOnly: true });
+  }
 
   const installAgent: V1Container = {
     name: AGENT_INIT_CONTAINER,
@@ -168,6 +178,7 @@ export function buildEvaluationPod(launch: PodLaunch, config: KubernetesBackendC
     ARENA_TARGET_DIR: POD_PATHS.target,
     ARENA_STOCK_ENGINE_DIR: POD_PATHS.stockEngine,
     ARENA_SCRATCH_DIR: POD_PATHS.scratch,
+    ...(launch.poolPath ? { ARENA_POOL_PATH: POD_PATHS.pool } : {}),
     // The root filesystem is read-only: everything an engine or pip writes goes to scratch.
     HOME: `${POD_PATHS.scratch}/home`,
     TMPDIR: POD_PATHS.tmp,
