@@ -3,8 +3,6 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
-export const ENGINE_USER = "arena-engine";
-
 export interface EngineIdentity {
   /** null when the agent is not root and engines run as the agent's own user. */
   uid: number | null;
@@ -28,31 +26,30 @@ function reachable(uid: number, gid: number, paths: readonly string[]): string |
  */
 export async function engineIdentity(
   isRoot: boolean,
+  user: string,
   mustReach: readonly string[] = [],
   onFallback?: (why: string) => void,
 ): Promise<EngineIdentity> {
   if (!isRoot) return { uid: null, gid: null, name: null };
-  const identity = await ensureEngineUser();
+  const identity = await ensureEngineUser(user);
   const blocked = reachable(identity.uid!, identity.gid!, mustReach);
   if (blocked) {
-    onFallback?.(`${ENGINE_USER} cannot read ${blocked}: engines run as the agent's user`);
+    onFallback?.(`${user} cannot read ${blocked}: engines run as the agent's user`);
     return { uid: null, gid: null, name: null };
   }
   return identity;
 }
 
-async function ensureEngineUser(): Promise<EngineIdentity> {
+async function ensureEngineUser(user: string): Promise<EngineIdentity> {
   const lookup = async () => {
-    const { stdout: uid } = await run("id", ["-u", ENGINE_USER]);
-    const { stdout: gid } = await run("id", ["-g", ENGINE_USER]);
-    return { uid: Number.parseInt(uid, 10), gid: Number.parseInt(gid, 10), name: ENGINE_USER };
+    const { stdout: uid } = await run("id", ["-u", user]);
+    const { stdout: gid } = await run("id", ["-g", user]);
+    return { uid: Number.parseInt(uid, 10), gid: Number.parseInt(gid, 10), name: user };
   };
   try {
     return await lookup();
   } catch {
-    await run("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ENGINE_USER]).catch(
-      () => undefined,
-    );
+    await run("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user]).catch(() => undefined);
     return lookup();
   }
 }

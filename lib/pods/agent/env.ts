@@ -19,6 +19,11 @@ const schema = z.object({
   ARENA_ENGINE_RUNTIME: z.enum(["sim", "vllm"]).default("vllm"),
   ARENA_SIM_ENGINE: z.string().optional(),
   SIM_SPEED: z.string().optional(),
+  /** The unprivileged user this pod's engines run as; pods on one host each get their own, since the agent kills all of its processes. */
+  ARENA_ENGINE_USER: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,30}$/)
+    .default("arena-engine"),
   /** Shortens the protocol's 120 s stop grace for tests; never above it. */
   ARENA_STOP_GRACE_SECONDS: z.coerce.number().positive().optional(),
 });

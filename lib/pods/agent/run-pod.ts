@@ -72,8 +72,11 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
     env.ARENA_SCRATCH_DIR,
     ...(env.ARENA_SIM_ENGINE ? [env.ARENA_SIM_ENGINE] : []),
   ];
-  const identity: EngineIdentity = await engineIdentity(process.getuid?.() === 0, mustReach, (why) =>
-    emit({ type: "log", level: "warn", message: why }),
+  const identity: EngineIdentity = await engineIdentity(
+    process.getuid?.() === 0,
+    env.ARENA_ENGINE_USER,
+    mustReach,
+    (why) => emit({ type: "log", level: "warn", message: why }),
   );
 
   // The simulated engine writes its device's memory here, so the engine's user must own the folder.

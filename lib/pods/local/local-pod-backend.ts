@@ -16,7 +16,16 @@ const pidFileSchema = z.object({
   evaluationId: z.string(),
   attempt: z.number().int(),
   startedAt: z.string(),
+  engineUser: z.string().default("arena-engine-1"),
 });
+
+/**
+ * The engine user of a new pod: the first of arena-engine-1, -2, … that no live pod on this host holds. The agent
+ * kills every process of its engine user between engines, so two pods must never share one.
+ */
+export function freeEngineUser(taken: ReadonlySet<string>): string {
+  for (let i = 1; ; i++) if (!taken.has(`arena-engine-${i}`)) return `arena-engine-${i}`;
+}
 
 export interface LocalBackendOptions {
   /** Where pid files and pods' scratch live. */
@@ -52,6 +61,8 @@ export class LocalPodBackend implements PodBackend {
 
   async start(launch: PodLaunch): Promise<PodHandle> {
     const podId = `local-${launch.evaluationId}-${launch.attempt}`;
+    const live = await this.readPidFiles();
+    const engineUser = freeEngineUser(new Set(live.filter((p) => alive(p.pid)).map((p) => p.engineUser)));
     const workDir = join(this.options.stateDir, "pods", podId);
     await mkdir(workDir, { recursive: true });
     const env: Record<string, string> = {
@@ -68,6 +79,7 @@ export class LocalPodBackend implements PodBackend {
       ARENA_STOCK_ENGINE_DIR: launch.stockEngineDir,
       ARENA_SCRATCH_DIR: workDir,
       ARENA_DEADLINE_SECONDS: String(launch.deadlineSeconds),
+      ARENA_ENGINE_USER: engineUser,
       ...(launch.poolPath ? { ARENA_POOL_PATH: launch.poolPath } : {}),
     };
     const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "lib/pods/agent/main.ts")], {
@@ -96,6 +108,7 @@ export class LocalPodBackend implements PodBackend {
         evaluationId: launch.evaluationId,
         attempt: launch.attempt,
         startedAt: new Date().toISOString(),
+        engineUser,
       }),
     );
     const deadline = setTimeout(() => void this.stop(podId), launch.deadlineSeconds * 1000);
@@ -144,22 +157,25 @@ export class LocalPodBackend implements PodBackend {
   }
 
   async list(): Promise<PodInfo[]> {
+    return (await this.readPidFiles()).map((info) => ({
+      podId: info.podId,
+      evaluationId: info.evaluationId,
+      attempt: info.attempt,
+      phase: alive(info.pid) ? "running" : "unknown",
+    }));
+  }
+
+  private async readPidFiles(): Promise<z.infer<typeof pidFileSchema>[]> {
     const dir = join(this.options.stateDir, "pods");
     const names = await readdir(dir).catch(() => [] as string[]);
-    const pods: PodInfo[] = [];
+    const out: z.infer<typeof pidFileSchema>[] = [];
     for (const name of names.filter((n) => n.endsWith(".json"))) {
       try {
-        const info = pidFileSchema.parse(JSON.parse(await readFile(join(dir, name), "utf8")));
-        pods.push({
-          podId: info.podId,
-          evaluationId: info.evaluationId,
-          attempt: info.attempt,
-          phase: alive(info.pid) ? "running" : "unknown",
-        });
+        out.push(pidFileSchema.parse(JSON.parse(await readFile(join(dir, name), "utf8"))));
       } catch {
         // a pid file being written or removed
       }
     }
-    return pods;
+    return out;
   }
 }

@@ -6,13 +6,21 @@ import { defaultSeeds, runMatrix } from "./run-matrix";
 
 /**
  * The red-team matrix end to end: each simulated engine mode as a whole evaluation pod against the stock
- * engine, on the `redteam` profile. Minutes of wall time: ten pods, two at a time.
+ * engine, on the shortest (`ci`) profile, three pods at a time: the attacks' effects stand many standard errors
+ * outside their bounds even on its 64 sampled replies. `print-matrix.ts` runs the larger `redteam` profile over
+ * several seeds and reports how often an honest row fails by chance.
  */
 describe("red-team matrix", () => {
   it(
     "passes the A/A and honest rows on every gate and fails each attack by the gate section 9 names",
     async () => {
-      const result = await runMatrix({ profile: "redteam", seeds: defaultSeeds(1), env: redTeamEnv(process.env) });
+      const result = await runMatrix({
+        profile: "ci",
+        seeds: defaultSeeds(1),
+        concurrency: 3,
+        simSpeed: 6,
+        env: redTeamEnv(process.env),
+      });
       console.log(`${formatMatrix(result)}\n\n${formatChance(result)}`);
 
       expect(result.verdicts.map((v) => v.mode)).toEqual(MATRIX_MODES.map((m) => m.mode));
