@@ -6,7 +6,7 @@ import { defaultSeeds, runMatrix } from "./run-matrix";
 
 /**
  * The red-team matrix end to end: each simulated engine mode as a whole evaluation pod against the stock
- * engine, on the shortest (`ci`) profile, three pods at a time: the attacks' effects stand many standard errors
+ * engine, on the shortest (`ci`) profile, five pods at a time: the attacks' effects stand many standard errors
  * outside their bounds even on its 64 sampled replies. `print-matrix.ts` runs the larger `redteam` profile over
  * several seeds and reports how often an honest row fails by chance.
  */
@@ -17,7 +17,7 @@ describe("red-team matrix", () => {
       const result = await runMatrix({
         profile: "ci",
         seeds: defaultSeeds(1),
-        concurrency: 3,
+        concurrency: 5,
         simSpeed: 6,
         env: redTeamEnv(process.env),
       });
