@@ -33,7 +33,7 @@ test.describe("operators and tokens", () => {
     const row = page.locator("tr", { hasText: name });
     await expect(row).toBeVisible();
     const prefix = await row.getAttribute("data-token-prefix");
-    expect(prefix).toBeTruthy();
+    expect(prefix).toMatch(/^spa_[A-Za-z0-9_-]{8}$/);
     expect(token.startsWith(prefix!)).toBe(true);
     expect(prefix!.length).toBeLessThan(token.length);
     expect(await page.content()).not.toContain(token);

@@ -64,7 +64,7 @@ describe("k8s/ manifests", () => {
           capabilities: { drop: ["ALL"] },
         });
         expect(c.image).not.toMatch(/:latest$|^[^:@]+$/);
-        expect(c.resources?.limits?.memory, c.name).toBeTruthy();
+        expect(c.resources?.limits?.memory, c.name).toMatch(/^\d+(Mi|Gi)$/);
       }
       expect(d.spec.selector.matchLabels).toEqual(
         Object.fromEntries(
@@ -110,7 +110,9 @@ describe("k8s/ manifests", () => {
     expect(config.namespace).toBe(EVALS);
     const worker = find("Deployment", "arena-worker").spec.template.spec;
     const claim = worker.volumes.find((v: Doc) => v.persistentVolumeClaim?.claimName === cm.KUBE_STORAGE_CLAIM);
-    expect(claim, "the worker mounts the claim evaluation pods use").toBeTruthy();
+    expect(claim, "the worker mounts the claim evaluation pods use").toMatchObject({
+      persistentVolumeClaim: { claimName: cm.KUBE_STORAGE_CLAIM },
+    });
     const mount = worker.containers[0].volumeMounts.find((m: Doc) => m.name === claim.name);
     expect(mount.mountPath).toBe(cm.KUBE_STORAGE_WORKER_ROOT);
     expect(mount.mountPath).toBe(cm.ARENA_DATA_DIR);
@@ -138,8 +140,8 @@ describe("k8s/ manifests", () => {
   it("hold the environment each program needs, secrets in Secrets", () => {
     const webSecret = find("Secret", "arena-web-secrets").stringData;
     const workerSecret = find("Secret", "arena-worker-secrets").stringData;
-    for (const key of ["DATABASE_URL", "REDIS_URL", "NEXTAUTH_SECRET"]) expect(webSecret[key], key).toBeTruthy();
-    for (const key of ["DATABASE_URL", "REDIS_URL"]) expect(workerSecret[key], key).toBeTruthy();
+    for (const key of ["DATABASE_URL", "REDIS_URL", "NEXTAUTH_SECRET"]) expect(webSecret[key], key).toMatch(/\S/);
+    for (const key of ["DATABASE_URL", "REDIS_URL"]) expect(workerSecret[key], key).toMatch(/\S/);
     expect(new URL(webSecret.DATABASE_URL).protocol).toBe("postgresql:");
     for (const cm of objects.filter((o) => o.kind === "ConfigMap")) {
       for (const key of Object.keys(cm.data)) expect(key).not.toMatch(/SECRET|PASSWORD|DATABASE_URL|REDIS_URL/);
