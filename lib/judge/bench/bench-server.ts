@@ -3,7 +3,8 @@
  * `tsx bench-server.ts programmed|burst [burstTokens]`. Prints its URL on the first line of stdout.
  */
 import { hash32 } from "../rng";
-import { startScriptedServer, wordChunks } from "../testing/scripted-server";
+import { wordChunks } from "../testing/scripted-server";
+import { startWireServer } from "./wire-server";
 
 const mode = process.argv[2] === "burst" ? "burst" : "programmed";
 const burstTokens = Number(process.argv[3] ?? 2000);
@@ -16,9 +17,9 @@ export function programmed(seed: number) {
   return { ttftMs: 20 + (h % 61), chunks };
 }
 
-const server = await startScriptedServer(({ body }) =>
-  mode === "burst"
-    ? { ttftMs: 0, chunks: wordChunks(burstTokens, Number(body.seed), 0), burst: true }
-    : programmed(Number(body.seed)),
-);
-console.log(server.url);
+if (process.argv[1]?.endsWith("bench-server.ts")) {
+  const server = await startWireServer((seed) =>
+    mode === "burst" ? { ttftMs: 0, chunks: wordChunks(burstTokens, seed, 0), burst: true } : programmed(seed),
+  );
+  console.log(server.url);
+}

@@ -1,5 +1,4 @@
 import type { Dispatcher } from "undici";
-import { request } from "undici";
 import { nowNs } from "../clock";
 import { SseParser } from "./sse-parser";
 
@@ -120,37 +119,90 @@ export async function streamChat(
     }
   };
 
-  out.sentNs = nowNs();
   try {
-    const res = await request(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: payload,
-      dispatcher: options.dispatcher,
-      signal: options.signal,
+    const status = await dispatchStream(url, payload, options, {
+      sent: (t) => {
+        out.sentNs = t;
+      },
+      data: (t, chunk) => handle(t, parser.push(chunk)),
     });
-    out.status = res.statusCode;
-    if (res.statusCode !== 200) {
-      const text = await res.body.text().catch(() => "");
-      out.error = `http ${res.statusCode}: ${text.slice(0, 300)}`;
-    } else {
-      await new Promise<void>((resolve, reject) => {
-        res.body.on("data", (chunk: Buffer) => {
-          const arrived = nowNs();
-          handle(arrived, parser.push(chunk));
-        });
-        res.body.on("end", () => {
-          handle(nowNs(), parser.end());
-          resolve();
-        });
-        res.body.on("error", reject);
-      });
+    out.status = status.code;
+    if (status.code !== 200) out.error = `http ${status.code}: ${status.body.slice(0, 300)}`;
+    else {
+      handle(nowNs(), parser.end());
       if (!out.sawDone && out.error === null) out.error = "stream ended without [DONE]";
     }
   } catch (err) {
     out.error ??= `transport: ${describeError(err)}`;
   }
+  // a request that never reached its socket (refused connection, aborted while queued) was sent when it failed
+  if (out.sentNs === 0n) out.sentNs = nowNs();
   out.doneNs = nowNs();
   out.text = parts.join("");
   return out;
+}
+
+interface StreamHooks {
+  /** The request's bytes are being written to its socket now. */
+  sent(t: bigint): void;
+  /** A 200 response's body bytes, with their arrival time. */
+  data(t: bigint, chunk: Buffer): void;
+}
+
+/**
+ * POSTs through the dispatcher's raw handler interface rather than `request()`: the sent time is taken when undici
+ * writes the request to its socket (not when it was queued behind other lanes' work on the event loop), and each
+ * body chunk is timed as the HTTP parser hands it over, with no stream machinery between. Resolves with the status
+ * (and, for a status other than 200, the body's text) once the response ends.
+ */
+function dispatchStream(
+  url: string,
+  payload: string,
+  options: { dispatcher: Dispatcher; signal?: AbortSignal },
+  hooks: StreamHooks,
+): Promise<{ code: number; body: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const { signal } = options;
+    if (signal?.aborted) return reject(new Error("aborted before it was sent"));
+    let controller: Dispatcher.DispatchController | null = null;
+    let code = 0;
+    const errorBody: Buffer[] = [];
+    const onAbort = () => controller?.abort(new Error("aborted"));
+    const settle = () => signal?.removeEventListener("abort", onAbort);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (signal?.aborted) return c.abort(new Error("aborted before it was sent"));
+        hooks.sent(nowNs());
+      },
+      onResponseStart(_c, statusCode) {
+        code = statusCode;
+      },
+      onResponseData(_c, chunk) {
+        const t = nowNs();
+        if (code === 200) hooks.data(t, chunk);
+        else errorBody.push(chunk);
+      },
+      onResponseEnd() {
+        settle();
+        resolve({ code, body: Buffer.concat(errorBody).toString("utf8") });
+      },
+      onResponseError(_c, err) {
+        settle();
+        reject(err);
+      },
+    };
+    options.dispatcher.dispatch(
+      {
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: payload,
+      },
+      handler,
+    );
+  });
 }

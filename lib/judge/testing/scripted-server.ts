@@ -79,7 +79,9 @@ export async function startScriptedServer(script: Script, options: { port?: numb
       res.statusCode = 404;
       return void res.end("not found");
     }
-    readBody(req).then((raw) => handle(raw, receivedNs, res));
+    // the reply's work waits until the loop has timestamped every request that arrived with this one: a burst's
+    // later requests get their true arrival time, not the time the earlier ones' replies were set up
+    readBody(req).then((raw) => setImmediate(() => handle(raw, receivedNs, res)));
   });
 
   function handle(raw: string, receivedNs: bigint, res: ServerResponse) {

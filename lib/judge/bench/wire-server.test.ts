@@ -1,0 +1,49 @@
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createJudgeAgent } from "../client/http-agent";
+import { streamChat } from "../client/stream-chat";
+import { wordChunks } from "../testing/scripted-server";
+import { bareClientRun } from "./bare-client";
+import { startWireServer, type WireLogEntry } from "./wire-server";
+
+// the fidelity benchmark's truth and floor, kept honest: the judge's client and a bare socket both read every event
+describe("the benchmark's wire server and bare client", () => {
+  let server: Awaited<ReturnType<typeof startWireServer>>;
+  const dispatcher = createJudgeAgent();
+  beforeAll(async () => {
+    server = await startWireServer((seed) => ({ ttftMs: 15, chunks: wordChunks(5 + (seed % 4), seed, 3) }));
+  });
+  afterAll(async () => {
+    server.close();
+    await dispatcher.destroy();
+  });
+  const log = async () => (await (await request(`${server.url}/log`, { dispatcher })).body.json()) as WireLogEntry[];
+
+  it("streams the programmed reply to the judge's client, timed on both sides", async () => {
+    const out = await streamChat(`${server.url}/v1/chat/completions`, { seed: 6 }, { dispatcher });
+    expect(out.error).toBeNull();
+    expect(out.sawDone).toBe(true);
+    expect(out.text).toBe(
+      wordChunks(7, 6, 3)
+        .map((c) => c.text)
+        .join(""),
+    );
+    expect(out.chunkNs).toHaveLength(7);
+    const entry = (await log()).find((l) => l.seed === 6)!;
+    expect(entry.writesNs).toHaveLength(7);
+    // the server read the request after the judge wrote it, and wrote its first chunk at least ttftMs later
+    expect(BigInt(entry.receivedNs)).toBeGreaterThan(out.sentNs);
+    expect(Number(BigInt(entry.writesNs[0]!) - BigInt(entry.receivedNs)) / 1e6).toBeGreaterThanOrEqual(14.9);
+    expect(out.firstTokenNs!).toBeGreaterThan(BigInt(entry.writesNs[0]!));
+  });
+
+  it("lets a bare socket count each content event of back-to-back replies", async () => {
+    const replies = await bareClientRun(server.url, 2, 0.3, 1000);
+    expect(replies.length).toBeGreaterThanOrEqual(4);
+    const entries = new Map((await log()).map((l) => [l.seed, l]));
+    for (const r of replies) {
+      expect(r.eventsNs).toHaveLength(5 + (r.seed % 4));
+      expect(entries.get(r.seed)?.writesNs).toHaveLength(r.eventsNs.length);
+    }
+  });
+});

@@ -1,0 +1,118 @@
+import type { AddressInfo } from "node:net";
+import { createServer, type Socket } from "node:net";
+
+/** What the server does for one request: the first chunk `ttftMs` after the request's bytes arrived, then each gap. */
+export interface WireReply {
+  ttftMs: number;
+  chunks: { text: string; gapMs: number }[];
+  /** Zero-cost serving: the whole reply in one write, at once. */
+  burst?: boolean;
+}
+
+export interface WireLogEntry {
+  seed: number;
+  /** When the socket read that completed the request's headers returned, before any parsing. */
+  receivedNs: string;
+  /** When each content chunk's write returned (its bytes are in the peer's receive buffer on loopback). */
+  writesNs: string[];
+  endNs: string | null;
+}
+
+const chunkJson = (content: string | null, finish: string | null) =>
+  JSON.stringify({
+    id: "chatcmpl-wire",
+    object: "chat.completion.chunk",
+    model: "bench",
+    choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }],
+  });
+
+const event = (data: string) => `data: ${data}\n\n`;
+const hex = (s: string) => Buffer.byteLength(s).toString(16);
+/** One HTTP/1.1 chunk of the chunked transfer encoding. */
+const httpChunk = (s: string) => `${hex(s)}\r\n${s}\r\n`;
+
+/**
+ * The fidelity benchmark's truth: a bare HTTP/1.1 server on `node:net`, so that its clock readings sit next to the
+ * socket calls. Node's `http` server runs each request's header parsing and handler before it reads the next socket,
+ * which on a burst of 20 arrivals makes the later ones' "received" times late by the earlier ones' work; here a read
+ * is timestamped first and parsed after every socket that was ready has been read. Speaks only what the judge sends:
+ * POST with Content-Length, keep-alive, one request at a time per connection; GET /log returns the timings.
+ */
+export async function startWireServer(script: (seed: number) => WireReply): Promise<{ url: string; close(): void }> {
+  const log: WireLogEntry[] = [];
+  const server = createServer((socket) => {
+    socket.setNoDelay(true);
+    let buffered: Buffer = Buffer.alloc(0);
+    let firstByteNs: bigint | null = null;
+    socket.on("data", (data: Buffer) => {
+      const t = process.hrtime.bigint();
+      firstByteNs ??= t;
+      buffered = buffered.length === 0 ? data : Buffer.concat([buffered, data]);
+      const arrived = firstByteNs;
+      setImmediate(() => parse(socket, arrived));
+    });
+    socket.on("error", () => socket.destroy());
+
+    function parse(s: Socket, arrivedNs: bigint) {
+      const headerEnd = buffered.indexOf("\r\n\r\n");
+      if (headerEnd < 0) return;
+      const head = buffered.subarray(0, headerEnd).toString("latin1");
+      const match = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+      const length = match ? Number(match[1]) : 0;
+      if (buffered.length < headerEnd + 4 + length) return;
+      const body = buffered.subarray(headerEnd + 4, headerEnd + 4 + length).toString("utf8");
+      buffered = buffered.subarray(headerEnd + 4 + length);
+      firstByteNs = null;
+      const [method, path] = head.split(" ", 2);
+      if (method === "GET" && path === "/log") return respondJson(s, JSON.stringify(log));
+      if (method === "GET" && path === "/metrics") return respondJson(s, "");
+      if (method !== "POST" || path !== "/v1/chat/completions") return respondJson(s, "{}", 404);
+      stream(s, arrivedNs, Number((JSON.parse(body) as { seed: unknown }).seed));
+    }
+  });
+
+  function respondJson(s: Socket, text: string, status = 200) {
+    s.write(
+      `HTTP/1.1 ${status} ${status === 200 ? "OK" : "Not Found"}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(text)}\r\nconnection: keep-alive\r\n\r\n${text}`,
+    );
+  }
+
+  function stream(s: Socket, receivedNs: bigint, seed: number) {
+    const reply = script(seed);
+    const entry: WireLogEntry = { seed, receivedNs: String(receivedNs), writesNs: [], endNs: null };
+    log.push(entry);
+    s.write(
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n" +
+        "transfer-encoding: chunked\r\nconnection: keep-alive\r\n\r\n",
+    );
+    const tail = () => `${httpChunk(event(chunkJson(null, "stop")) + event("[DONE]"))}0\r\n\r\n`;
+    if (reply.burst) {
+      s.write(httpChunk(reply.chunks.map((c) => event(chunkJson(c.text, null))).join("")) + tail());
+      entry.writesNs.push(String(process.hrtime.bigint()));
+      entry.endNs = entry.writesNs[0]!;
+      return;
+    }
+    // deadlines are absolute from the arrival, so timer slop never accumulates over a reply
+    let dueMs = Number(receivedNs) / 1e6 + reply.ttftMs;
+    let i = 0;
+    const step = () => {
+      if (s.destroyed) return;
+      s.write(httpChunk(event(chunkJson(reply.chunks[i]!.text, null))));
+      entry.writesNs.push(String(process.hrtime.bigint()));
+      i++;
+      if (i === reply.chunks.length) {
+        s.write(tail());
+        entry.endNs = String(process.hrtime.bigint());
+        return;
+      }
+      dueMs += reply.chunks[i]!.gapMs;
+      setTimeout(step, Math.max(0, dueMs - Number(process.hrtime.bigint()) / 1e6));
+    };
+    setTimeout(step, Math.max(0, dueMs - Number(process.hrtime.bigint()) / 1e6));
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
