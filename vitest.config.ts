@@ -21,15 +21,26 @@ export default defineConfig({
         },
       },
       {
-        // Whole evaluations on the simulated engine: their speeds are paced by its cost model, so they run
-        // one file at a time, after everything else, with the machine to themselves.
+        // Whole evaluations on the simulated engine: their speeds are paced by its cost model, so they run one file
+        // at a time, after everything else, with the machine to themselves. (Two local backends with different
+        // state folders would also hand their pods the same engine user, which the agent's kill between engines
+        // must never share.) The red-team matrix comes last: its ten pods run at once.
         extends: true,
         test: {
           name: "evaluations",
           include: ["**/*.e2e.test.ts"],
-          exclude: ignored,
+          exclude: [...ignored, "lib/red-team/**"],
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "red-team",
+          include: ["lib/red-team/**/*.e2e.test.ts"],
+          exclude: ignored,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

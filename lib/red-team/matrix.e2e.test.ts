@@ -1,29 +1,39 @@
 import { describe, expect, it } from "vitest";
 import { redTeamEnv } from "./env";
 import { formatChance, formatMatrix } from "./format-matrix";
+import type { RunVerdict } from "./matrix";
 import { MATRIX_MODES } from "./modes";
-import { defaultSeeds, runMatrix } from "./run-matrix";
+import { defaultSeeds, type MatrixOptions, runMatrix } from "./run-matrix";
 
 /**
  * The red-team matrix end to end: each simulated engine mode as a whole evaluation pod against the stock
- * engine, on the shortest (`ci`) profile, five pods at a time: the attacks' effects stand many standard errors
- * outside their bounds even on its 64 sampled replies. `print-matrix.ts` runs the larger `redteam` profile over
- * several seeds and reports how often an honest row fails by chance.
+ * engine, on the shortest (`ci`) profile, all pods at once (the timed passes are fixed-time, so the pods' waits
+ * overlap): the attacks' effects stand many standard errors outside their bounds even on its 64 sampled replies.
+ * `print-matrix.ts` runs the larger `redteam` profile over several seeds and reports how often an honest row fails by
+ * chance.
  */
 describe("red-team matrix", () => {
   it(
     "passes the A/A and honest rows on every gate and fails each attack by the gate section 9 names",
     async () => {
-      const result = await runMatrix({
-        profile: "ci",
-        seeds: defaultSeeds(1),
-        concurrency: 5,
-        simSpeed: 6,
-        env: redTeamEnv(process.env),
-      });
+      // SIM_SPEED 2 gives each pod hundreds of timed replies, several times what the checks sample, at a third of the
+      // tokens (and CPU) of a faster simulated GPU
+      const options: MatrixOptions = { profile: "ci", concurrency: 10, simSpeed: 2, env: redTeamEnv(process.env) };
+      const [first, second] = defaultSeeds(2) as [string, string];
+      const result = await runMatrix({ ...options, seeds: [first] });
       console.log(`${formatMatrix(result)}\n\n${formatChance(result)}`);
-
       expect(result.verdicts.map((v) => v.mode)).toEqual(MATRIX_MODES.map((m) => m.mode));
+
+      // Each gate is a 95% test, so an honest row fails one now and then by chance (print-matrix measures how
+      // often). A row that fails on the first seed plays a second: failing twice is no longer chance.
+      const chance = result.verdicts.filter((v) => v.kind !== "attack" && !v.asExpected);
+      const replayed = new Map<string, RunVerdict>();
+      if (chance.length > 0) {
+        const again = await runMatrix({ ...options, seeds: [second], modes: chance.map((v) => v.mode) });
+        console.log(`replayed on seed ${second}:\n${formatMatrix(again)}`);
+        for (const v of again.verdicts) replayed.set(v.mode, v);
+      }
+
       for (const v of result.verdicts) {
         if (v.kind === "attack") {
           expect.soft(v.outcome, `${v.mode}: ${v.reason}`).toBe("failed");
@@ -34,8 +44,10 @@ describe("red-team matrix", () => {
             )
             .not.toEqual([]);
         } else {
-          expect.soft(v.outcome, `${v.mode}: ${v.reason}`).toBe("scored");
-          expect.soft(v.failedGates, `${v.mode} failed gates`).toEqual([]);
+          const last = replayed.get(v.mode) ?? v;
+          const history = replayed.has(v.mode) ? ` (seed ${first} failed [${v.failedGates.join(", ")}] too)` : "";
+          expect.soft(last.outcome, `${v.mode}: ${last.reason}${history}`).toBe("scored");
+          expect.soft(last.failedGates, `${v.mode} failed gates${history}`).toEqual([]);
         }
       }
     },
