@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { AttentionLayout } from "@/components/board/attention-layout";
 import { BoardTable } from "@/components/board/board-table";
 import { LatestList } from "@/components/board/latest-list";
+import { Section } from "@/components/ui/section";
 import { listBoard } from "@/lib/board/list-board";
 import { listLatestEvaluations } from "@/lib/board/list-latest";
 import { env } from "@/lib/env";
@@ -46,10 +47,7 @@ export default async function HomePage() {
         })}
       </section>
 
-      <section aria-labelledby="tasks">
-        <h2 id="tasks" className="text-xl font-semibold">
-          Two tasks
-        </h2>
+      <Section id="tasks" title="Two tasks">
         <p className="mt-1 max-w-prose text-slate-700">
           One target on one B200, in BF16 and unchanged; three workloads of real multi-turn chat and agent sessions.
         </p>
@@ -69,12 +67,9 @@ export default async function HomePage() {
             </article>
           ))}
         </div>
-      </section>
+      </Section>
 
-      <section aria-labelledby="judged">
-        <h2 id="judged" className="text-xl font-semibold">
-          How a speculator is judged
-        </h2>
+      <Section id="judged" title="How a speculator is judged">
         <p className="mt-1 max-w-prose text-slate-700">
           Timed beside the stock engine, then six checks that nothing it serves has changed, then one score.
         </p>
@@ -105,29 +100,23 @@ export default async function HomePage() {
             </p>
           </article>
         </div>
-      </section>
+      </Section>
 
-      <section aria-labelledby="latest">
-        <div className="flex flex-wrap items-baseline justify-between gap-2">
-          <h2 id="latest" className="text-xl font-semibold">
-            Latest evaluations
-          </h2>
-          <a href="/evaluations">All →</a>
-        </div>
+      <Section id="latest" title="Latest evaluations" aside={<a href="/evaluations">All →</a>}>
         <div className="mt-2">
           <LatestList entries={latest} />
         </div>
-      </section>
+      </Section>
 
-      <section aria-labelledby="enter">
-        <div className="flex flex-wrap items-baseline justify-between gap-2">
-          <h2 id="enter" className="text-xl font-semibold">
-            Enter the arena
-          </h2>
+      <Section
+        id="enter"
+        title="Enter the arena"
+        aside={
           <span>
             <a href="/register">Get a token →</a> · <a href="/submit">submit in the browser →</a>
           </span>
-        </div>
+        }
+      >
         <pre className="mt-3 overflow-x-auto rounded bg-slate-900 p-4 text-sm text-slate-100">
           <code>{`# with the token the operators gave you
 export SPECULATORARENA_URL=${url}
@@ -145,7 +134,7 @@ curl -s -X POST $SPECULATORARENA_URL/api/submissions \\
   -d '{"task_id": "qwen3-8b", "split": "dev", "engine": {"inline": "'"$(tar -C my-engine -cz . | base64 -w0)"'"},
        "speculator": {"uri": "org/repo", "revision": "<commit>"}, "solution": {"kind": "eagle3"}}'`}</code>
         </pre>
-      </section>
+      </Section>
     </div>
   );
 }

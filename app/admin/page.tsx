@@ -4,16 +4,82 @@ import { IssueTokenForm } from "@/components/admin/issue-token-form";
 import { RunReferenceForm } from "@/components/admin/run-reference-form";
 import { SignOutButton } from "@/components/admin/sign-out-button";
 import { VoidForm } from "@/components/admin/void-form";
+import { type Column, DataTable, type TableSpec } from "@/components/ui/data-table";
+import { Section } from "@/components/ui/section";
 import { listQueue, type QueueRow } from "@/lib/admin/list-queue";
 import { currentAdmin } from "@/lib/auth/admin-session";
 import { formatShortTime } from "@/lib/board/format";
 import { currentProtocol } from "@/lib/protocol";
 import { isRegistrationOpen } from "@/lib/settings/registration";
-import { listTokens } from "@/lib/tokens/list-tokens";
+import { listTokens, type TokenListing } from "@/lib/tokens/list-tokens";
 import { revokeTokenAction, setRegistrationAction } from "./actions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
+
+const TOKEN_TABLE: TableSpec<TokenListing> = {
+  minWidth: "min-w-[44rem]",
+  rowKey: (t) => t.id,
+  rowAttributes: (t) => ({ "data-token-prefix": t.prefix }),
+  columns: [
+    { header: "Prefix", className: "font-mono", cell: (t) => `${t.prefix}…` },
+    { header: "Account", cell: (t) => t.accountName },
+    { header: "Kind", cell: (t) => t.accountKind },
+    { header: "Label", cell: (t) => t.label ?? "" },
+    { header: "Issued", className: "tabular-nums", cell: (t) => formatShortTime(t.createdAt) },
+    {
+      header: "Last used",
+      className: "tabular-nums",
+      cell: (t) => (t.lastUsedAt ? formatShortTime(t.lastUsedAt) : "never"),
+    },
+    {
+      header: "State",
+      cell: (t) =>
+        t.revokedAt ? (
+          <span className="text-slate-600">revoked {formatShortTime(t.revokedAt)}</span>
+        ) : (
+          <form action={revokeTokenAction}>
+            <input type="hidden" name="tokenId" value={t.id} />
+            <button
+              type="submit"
+              className="rounded border border-red-700 px-2 py-1 text-red-800 hover:bg-red-50"
+              aria-label={`Revoke token ${t.prefix} of ${t.accountName}`}
+            >
+              Revoke
+            </button>
+          </form>
+        ),
+    },
+  ],
+};
+
+const POD_COLUMN: Column<QueueRow> = {
+  header: "Pod · worker",
+  className: "font-mono text-xs",
+  cell: (r) => `${r.podId ?? "—"} · ${r.leaseOwner ?? "—"} (attempt ${r.attempt})`,
+};
+
+/** The queue's table; the pod column only where evaluations have one (the running). */
+const QUEUE_TABLE: TableSpec<QueueRow> = {
+  minWidth: "min-w-[52rem]",
+  rowKey: (r) => r.evaluationId,
+  columns: [
+    {
+      header: "Evaluation",
+      className: "font-mono text-xs",
+      cell: (r) => <a href={`/evaluations/${r.evaluationId}`}>{r.evaluationId}</a>,
+    },
+    { header: "Account", cell: (r) => r.account },
+    { header: "Task · split · profile", cell: (r) => `${r.taskId} · ${r.split} · ${r.profile}` },
+    { header: "State · phase", cell: (r) => `${r.status}${r.phase ? ` · ${r.phase}` : ""}` },
+    POD_COLUMN,
+    { header: "Queued", className: "tabular-nums", cell: (r) => formatShortTime(r.queuedAt) },
+  ],
+};
+const QUEUE_TABLE_NO_POD: TableSpec<QueueRow> = {
+  ...QUEUE_TABLE,
+  columns: QUEUE_TABLE.columns.filter((c) => c !== POD_COLUMN),
+};
 
 export default async function AdminPage() {
   const admin = await currentAdmin();
@@ -35,10 +101,7 @@ export default async function AdminPage() {
         </p>
       </header>
 
-      <section aria-labelledby="registration">
-        <h2 id="registration" className="text-xl font-semibold">
-          Registration
-        </h2>
+      <Section id="registration" title="Registration">
         <form action={setRegistrationAction} className="mt-2 flex flex-wrap items-center gap-3">
           <p data-testid="registration-state">
             Registration is <strong>{registrationOpen ? "open" : "closed"}</strong>
@@ -55,106 +118,37 @@ export default async function AdminPage() {
             {registrationOpen ? "Close registration" : "Open registration"}
           </button>
         </form>
-      </section>
+      </Section>
 
-      <section aria-labelledby="tokens" className="space-y-4">
-        <h2 id="tokens" className="text-xl font-semibold">
-          Invitation tokens
-        </h2>
+      <Section id="tokens" title="Invitation tokens" className="space-y-4">
         <IssueTokenForm />
         {tokens.length === 0 ? (
           <p className="text-slate-600">No token has been issued yet: issue the first one above.</p>
         ) : (
-          <div className="overflow-x-auto">
-            <table className="w-full min-w-[44rem] border-collapse text-sm" data-testid="tokens-table">
-              <caption className="sr-only">Issued tokens, by their prefix</caption>
-              <thead>
-                <tr className="border-b border-slate-300 text-left">
-                  <th scope="col" className="py-2 pr-2">
-                    Prefix
-                  </th>
-                  <th scope="col" className="py-2 pr-2">
-                    Account
-                  </th>
-                  <th scope="col" className="py-2 pr-2">
-                    Kind
-                  </th>
-                  <th scope="col" className="py-2 pr-2">
-                    Label
-                  </th>
-                  <th scope="col" className="py-2 pr-2">
-                    Issued
-                  </th>
-                  <th scope="col" className="py-2 pr-2">
-                    Last used
-                  </th>
-                  <th scope="col" className="py-2">
-                    State
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.map((t) => (
-                  <tr key={t.id} className="border-b border-slate-100" data-token-prefix={t.prefix}>
-                    <td className="py-2 pr-2 font-mono">{t.prefix}…</td>
-                    <td className="py-2 pr-2">{t.accountName}</td>
-                    <td className="py-2 pr-2">{t.accountKind}</td>
-                    <td className="py-2 pr-2">{t.label ?? ""}</td>
-                    <td className="py-2 pr-2 tabular-nums">{formatShortTime(t.createdAt)}</td>
-                    <td className="py-2 pr-2 tabular-nums">{t.lastUsedAt ? formatShortTime(t.lastUsedAt) : "never"}</td>
-                    <td className="py-2">
-                      {t.revokedAt ? (
-                        <span className="text-slate-600">revoked {formatShortTime(t.revokedAt)}</span>
-                      ) : (
-                        <form action={revokeTokenAction}>
-                          <input type="hidden" name="tokenId" value={t.id} />
-                          <button
-                            type="submit"
-                            className="rounded border border-red-700 px-2 py-1 text-red-800 hover:bg-red-50"
-                            aria-label={`Revoke token ${t.prefix} of ${t.accountName}`}
-                          >
-                            Revoke
-                          </button>
-                        </form>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable spec={TOKEN_TABLE} rows={tokens} caption="Issued tokens, by their prefix" testId="tokens-table" />
         )}
-      </section>
+      </Section>
 
-      <section aria-labelledby="references" className="space-y-2">
-        <h2 id="references" className="text-xl font-semibold">
-          Reference and A/A evaluations
-        </h2>
+      <Section id="references" title="Reference and A/A evaluations" className="space-y-2">
         <p className="max-w-prose text-sm text-slate-700">
           Runs a reference speculator of the protocol (or the stock engine against itself) on the reference account,
           judged exactly as submissions are; on this arena the simulated engine plays each reference.
         </p>
         <RunReferenceForm tasks={tasks} profiles={protocol.profiles.map((p) => p.name)} />
-      </section>
+      </Section>
 
-      <section aria-labelledby="queue" className="space-y-4">
-        <h2 id="queue" className="text-xl font-semibold">
-          Queue and running pods
-        </h2>
+      <Section id="queue" title="Queue and running pods" className="space-y-4">
         <QueueTable caption="Running" rows={queue.running} empty="No evaluation is running." showPod />
         <QueueTable caption="Queued" rows={queue.queued} empty="The queue is empty." />
-      </section>
+      </Section>
 
-      <section aria-labelledby="void" className="space-y-2">
-        <h2 id="void" className="text-xl font-semibold">
-          Void and refund
-        </h2>
+      <Section id="void" title="Void and refund" className="space-y-2">
         <p className="max-w-prose text-sm text-slate-700">
           For an evaluation that went wrong for the arena&apos;s own reasons: it is marked void (never ranked) and its
           budget charge is refunded, once. A finished evaluation cannot be voided.
         </p>
         <VoidForm />
-      </section>
+      </Section>
     </div>
   );
 }
@@ -178,58 +172,12 @@ function QueueTable({
       {rows.length === 0 ? (
         <p className="text-sm text-slate-600">{empty}</p>
       ) : (
-        <div className="mt-1 overflow-x-auto">
-          <table className="w-full min-w-[52rem] border-collapse text-sm">
-            <caption className="sr-only">{caption} evaluations</caption>
-            <thead>
-              <tr className="border-b border-slate-300 text-left">
-                <th scope="col" className="py-2 pr-2">
-                  Evaluation
-                </th>
-                <th scope="col" className="py-2 pr-2">
-                  Account
-                </th>
-                <th scope="col" className="py-2 pr-2">
-                  Task · split · profile
-                </th>
-                <th scope="col" className="py-2 pr-2">
-                  State · phase
-                </th>
-                {showPod ? (
-                  <th scope="col" className="py-2 pr-2">
-                    Pod · worker
-                  </th>
-                ) : null}
-                <th scope="col" className="py-2">
-                  Queued
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.evaluationId} className="border-b border-slate-100">
-                  <td className="py-2 pr-2 font-mono text-xs">
-                    <a href={`/evaluations/${r.evaluationId}`}>{r.evaluationId}</a>
-                  </td>
-                  <td className="py-2 pr-2">{r.account}</td>
-                  <td className="py-2 pr-2">
-                    {r.taskId} · {r.split} · {r.profile}
-                  </td>
-                  <td className="py-2 pr-2">
-                    {r.status}
-                    {r.phase ? ` · ${r.phase}` : ""}
-                  </td>
-                  {showPod ? (
-                    <td className="py-2 pr-2 font-mono text-xs">
-                      {r.podId ?? "—"} · {r.leaseOwner ?? "—"} (attempt {r.attempt})
-                    </td>
-                  ) : null}
-                  <td className="py-2 tabular-nums">{formatShortTime(r.queuedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          className="mt-1"
+          spec={showPod ? QUEUE_TABLE : QUEUE_TABLE_NO_POD}
+          rows={rows}
+          caption={`${caption} evaluations`}
+        />
       )}
     </div>
   );

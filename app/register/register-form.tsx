@@ -1,6 +1,9 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
+import { TextField } from "@/components/ui/field";
+import { FormError } from "@/components/ui/form-error";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { TokenReveal } from "@/components/ui/token-reveal";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
@@ -35,35 +38,19 @@ export function RegisterForm() {
   if (issued) return <TokenReveal token={issued.token} account={issued.account} />;
   return (
     <form method="post" onSubmit={onSubmit} className="space-y-3">
-      <div>
-        <label htmlFor={`${id}-name`} className="block font-medium">
-          Account name
-        </label>
-        <input
-          id={`${id}-name`}
-          name="name"
-          required
-          minLength={2}
-          maxLength={60}
-          className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-          aria-describedby={`${id}-hint`}
-        />
-        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-600">
-          2 to 60 characters: letters, digits, spaces and . _ - ( )
-        </p>
-      </div>
-      {error ? (
-        <p role="alert" className="text-sm text-red-800">
-          {error}
-        </p>
-      ) : null}
-      <button
-        type="submit"
-        disabled={busy || !hydrated}
-        className="rounded bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60"
-      >
-        {busy ? "Registering…" : "Get my token"}
-      </button>
+      <TextField
+        id={`${id}-name`}
+        label="Account name"
+        name="name"
+        required
+        minLength={2}
+        maxLength={60}
+        hint={{ id: `${id}-hint`, text: "2 to 60 characters: letters, digits, spaces and . _ - ( )" }}
+      />
+      <FormError message={error} />
+      <SubmitButton pending={busy} pendingLabel="Registering…" disabled={!hydrated}>
+        Get my token
+      </SubmitButton>
     </form>
   );
 }

@@ -2,6 +2,10 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, useCallback, useEffect, useId, useState } from "react";
+import { TableBody, TableHead, type TableSpec } from "@/components/ui/data-table";
+import { formFields, SelectField, TextField } from "@/components/ui/field";
+import { FormError } from "@/components/ui/form-error";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { formatShortTime } from "@/lib/board/format";
 import { packFolder, toBase64 } from "@/lib/board/pack-folder";
@@ -31,6 +35,23 @@ interface Account {
 }
 
 const TOKEN_KEY = "speculatorarena-token";
+
+const BUDGET_TABLE: TableSpec<BudgetLine> = {
+  pad: "py-1",
+  gutter: "none",
+  rowClassName: "border-t border-slate-100",
+  rowKey: (b) => `${b.taskId}-${b.split}`,
+  columns: [
+    { header: "Task", cell: (b) => b.taskId },
+    { header: "Split", cell: (b) => b.split },
+    {
+      header: "Left",
+      align: "right",
+      className: "tabular-nums",
+      cell: (b) => (b.remaining === null ? "no limit" : `${b.remaining} of ${b.limit}`),
+    },
+  ],
+};
 
 async function apiError(response: Response): Promise<string> {
   try {
@@ -70,6 +91,8 @@ export function SubmitForm({
 }) {
   const router = useRouter();
   const id = useId();
+  const field = formFields(id);
+  const smallField = formFields(id, "sm");
   const [token, setToken] = useState("");
   const [account, setAccount] = useState<Account | null>(null);
   const [signInError, setSignInError] = useState<string | null>(null);
@@ -173,35 +196,21 @@ export function SubmitForm({
           void signIn(token);
         }}
       >
-        <div>
-          <label htmlFor={`${id}-token`} className="block font-medium">
-            Arena token
-          </label>
-          <input
-            id={`${id}-token`}
-            name="token"
-            type="password"
-            autoComplete="off"
-            required
-            placeholder="spa_…"
-            value={token}
-            onChange={(e) => setToken(e.target.value)}
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-            aria-describedby={signInError ? `${id}-token-error` : undefined}
-          />
-        </div>
-        {signInError ? (
-          <p id={`${id}-token-error`} role="alert" className="text-sm text-red-800">
-            {signInError}
-          </p>
-        ) : null}
-        <button
-          type="submit"
-          disabled={busy || !hydrated}
-          className="rounded bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60"
-        >
-          {busy ? "Signing in…" : "Sign in"}
-        </button>
+        <TextField
+          {...field("token", "Arena token")}
+          name="token"
+          type="password"
+          autoComplete="off"
+          required
+          placeholder="spa_…"
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          aria-describedby={signInError ? `${id}-token-error` : undefined}
+        />
+        <FormError id={`${id}-token-error`} message={signInError} />
+        <SubmitButton pending={busy} pendingLabel="Signing in…" disabled={!hydrated}>
+          Sign in
+        </SubmitButton>
       </form>
     );
   }
@@ -228,24 +237,13 @@ export function SubmitForm({
           </button>
         </p>
         <div className="grid gap-4 sm:grid-cols-2">
-          <div>
-            <label htmlFor={`${id}-task`} className="block font-medium">
-              Task
-            </label>
-            <select
-              id={`${id}-task`}
-              name="task"
-              value={taskId}
-              onChange={(e) => setTaskId(e.target.value)}
-              className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-            >
-              {tasks.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name} ({t.id})
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            {...field("task", "Task")}
+            name="task"
+            value={taskId}
+            onChange={(e) => setTaskId(e.target.value)}
+            options={tasks.map((t) => ({ value: t.id, label: `${t.name} (${t.id})` }))}
+          />
           <fieldset>
             <legend className="font-medium">Split</legend>
             <div className="mt-2 flex gap-4">
@@ -274,29 +272,14 @@ export function SubmitForm({
             target&apos;s own MTP).
           </p>
           <div className="grid gap-3 sm:grid-cols-2">
-            <div>
-              <label htmlFor={`${id}-spec-uri`} className="block text-sm font-medium">
-                Repository
-              </label>
-              <input
-                id={`${id}-spec-uri`}
-                name="speculator-uri"
-                placeholder="org/name"
-                className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-              />
-            </div>
-            <div>
-              <label htmlFor={`${id}-spec-rev`} className="block text-sm font-medium">
-                Commit (40 hex)
-              </label>
-              <input
-                id={`${id}-spec-rev`}
-                name="speculator-revision"
-                pattern="[0-9a-f]{40}"
-                title="an exact commit: 40 lowercase hex characters"
-                className="mt-1 w-full rounded border border-slate-400 px-3 py-2 font-mono text-sm"
-              />
-            </div>
+            <TextField {...smallField("spec-uri", "Repository")} name="speculator-uri" placeholder="org/name" />
+            <TextField
+              {...smallField("spec-rev", "Commit (40 hex)")}
+              name="speculator-revision"
+              pattern="[0-9a-f]{40}"
+              title="an exact commit: 40 lowercase hex characters"
+              className="font-mono text-sm"
+            />
           </div>
         </fieldset>
 
@@ -362,55 +345,27 @@ export function SubmitForm({
         </fieldset>
 
         <div className="grid gap-4 sm:grid-cols-2">
-          <div>
-            <label htmlFor={`${id}-method`} className="block font-medium">
-              Method
-            </label>
-            <input
-              id={`${id}-method`}
-              name="method"
-              maxLength={methodMaxChars}
-              placeholder="EAGLE-3 k=4"
-              className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-            />
-          </div>
-          <div>
-            <label htmlFor={`${id}-kind`} className="block font-medium">
-              Kind
-            </label>
-            <select
-              id={`${id}-kind`}
-              name="kind"
-              defaultValue="eagle3"
-              className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-            >
-              {kinds.map((k) => (
-                <option key={k} value={k}>
-                  {k}
-                </option>
-              ))}
-            </select>
-          </div>
+          <TextField
+            {...field("method", "Method")}
+            name="method"
+            maxLength={methodMaxChars}
+            placeholder="EAGLE-3 k=4"
+          />
+          <SelectField {...field("kind", "Kind")} name="kind" defaultValue="eagle3" options={kinds} />
         </div>
-        <div>
-          <label htmlFor={`${id}-profile`} className="block font-medium">
-            Profile
-          </label>
-          <select
-            id={`${id}-profile`}
-            name="profile"
-            defaultValue="full"
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2 sm:w-auto"
-          >
-            {profiles.map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.name === "full"
-                  ? "full: the protocol as published (ranked)"
-                  : `${p.name}: test profile, labelled, never ranked`}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          {...field("profile", "Profile")}
+          name="profile"
+          defaultValue="full"
+          className="sm:w-auto"
+          options={profiles.map((p) => ({
+            value: p.name,
+            label:
+              p.name === "full"
+                ? "full: the protocol as published (ranked)"
+                : `${p.name}: test profile, labelled, never ranked`,
+          }))}
+        />
 
         {submitError ? (
           <p role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-900">
@@ -418,13 +373,9 @@ export function SubmitForm({
           </p>
         ) : null}
         <div className="flex items-center gap-3">
-          <button
-            type="submit"
-            disabled={busy || exhausted || !hydrated}
-            className="rounded bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60"
-          >
+          <SubmitButton pending={busy} disabled={exhausted || !hydrated}>
             Submit for evaluation
-          </button>
+          </SubmitButton>
           {progress ? (
             <span role="status" className="text-sm text-slate-700">
               {progress}
@@ -440,30 +391,8 @@ export function SubmitForm({
           </h2>
           <table className="mt-2 w-full text-sm">
             <caption className="sr-only">Evaluations left per task and split</caption>
-            <thead>
-              <tr className="text-left text-slate-700">
-                <th scope="col" className="py-1">
-                  Task
-                </th>
-                <th scope="col" className="py-1">
-                  Split
-                </th>
-                <th scope="col" className="py-1 text-right">
-                  Left
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {account.budget.map((b) => (
-                <tr key={`${b.taskId}-${b.split}`} className="border-t border-slate-100">
-                  <td className="py-1">{b.taskId}</td>
-                  <td className="py-1">{b.split}</td>
-                  <td className="py-1 text-right tabular-nums">
-                    {b.remaining === null ? "no limit" : `${b.remaining} of ${b.limit}`}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            <TableHead {...BUDGET_TABLE} className="text-left text-slate-700" />
+            <TableBody spec={BUDGET_TABLE} rows={account.budget} />
           </table>
         </section>
         <section>

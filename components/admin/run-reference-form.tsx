@@ -2,6 +2,11 @@
 
 import { useActionState, useId, useState } from "react";
 import { type ActionState, runReferenceAction } from "@/app/admin/actions";
+import { formFields, SelectField } from "@/components/ui/field";
+import { FormMessage } from "@/components/ui/form-error";
+import { SubmitButton } from "@/components/ui/submit-button";
+
+const SPLITS = ["test", "dev"];
 
 export function RunReferenceForm({
   tasks,
@@ -12,86 +17,34 @@ export function RunReferenceForm({
 }) {
   const [state, action, pending] = useActionState<ActionState, FormData>(runReferenceAction, null);
   const [taskId, setTaskId] = useState(tasks[0]?.id ?? "");
-  const id = useId();
+  const field = formFields(useId(), "sm");
   const references = tasks.find((t) => t.id === taskId)?.references ?? [];
   return (
     <div className="space-y-2">
       <form action={action} className="grid gap-3 sm:grid-cols-5 sm:items-end">
-        <div>
-          <label htmlFor={`${id}-task`} className="block text-sm font-medium">
-            Task
-          </label>
-          <select
-            id={`${id}-task`}
-            name="taskId"
-            value={taskId}
-            onChange={(e) => setTaskId(e.target.value)}
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-          >
-            {tasks.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor={`${id}-ref`} className="block text-sm font-medium">
-            Reference
-          </label>
-          <select
-            id={`${id}-ref`}
-            name="referenceKey"
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-          >
-            {references.map((r) => (
-              <option key={r.key} value={r.key}>
-                {r.key === "stock" ? `${r.label}: the A/A run` : r.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor={`${id}-split`} className="block text-sm font-medium">
-            Split
-          </label>
-          <select
-            id={`${id}-split`}
-            name="split"
-            defaultValue="test"
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-          >
-            <option value="test">test</option>
-            <option value="dev">dev</option>
-          </select>
-        </div>
-        <div>
-          <label htmlFor={`${id}-profile`} className="block text-sm font-medium">
-            Profile
-          </label>
-          <select
-            id={`${id}-profile`}
-            name="profile"
-            defaultValue="full"
-            className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-          >
-            {profiles.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button
-          type="submit"
-          disabled={pending}
-          className="rounded bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60"
-        >
-          {pending ? "Queuing…" : "Run"}
-        </button>
+        <SelectField
+          {...field("task", "Task")}
+          name="taskId"
+          value={taskId}
+          onChange={(e) => setTaskId(e.target.value)}
+          options={tasks.map((t) => ({ value: t.id, label: t.name }))}
+        />
+        <SelectField
+          {...field("ref", "Reference")}
+          name="referenceKey"
+          options={references.map((r) => ({
+            value: r.key,
+            label: r.key === "stock" ? `${r.label}: the A/A run` : r.label,
+          }))}
+        />
+        <SelectField {...field("split", "Split")} name="split" defaultValue="test" options={SPLITS} />
+        <SelectField {...field("profile", "Profile")} name="profile" defaultValue="full" options={profiles} />
+        <SubmitButton pending={pending} pendingLabel="Queuing…">
+          Run
+        </SubmitButton>
       </form>
       {state ? (
-        <p role={state.ok ? "status" : "alert"} className={`text-sm ${state.ok ? "text-emerald-800" : "text-red-800"}`}>
+        <FormMessage ok={state.ok}>
           {state.message}
           {state.ok && state.evaluationId ? (
             <>
@@ -99,7 +52,7 @@ export function RunReferenceForm({
               <a href={`/evaluations/${state.evaluationId}`}>watch it</a>
             </>
           ) : null}
-        </p>
+        </FormMessage>
       ) : null}
     </div>
   );

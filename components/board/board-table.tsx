@@ -1,6 +1,17 @@
+import { type ColumnHeader, TableHead } from "@/components/ui/data-table";
 import type { RankedEntry } from "@/lib/board/board-entry";
-import { formatRatio, formatScore } from "@/lib/board/format";
-import { GateCell, SolutionCell } from "./solution-cell";
+import { formatScore } from "@/lib/board/format";
+import { WORKLOAD_IDS } from "@/lib/protocol";
+import { GateCell, ScoreCells, SolutionCell } from "./solution-cell";
+
+const COLUMNS: ColumnHeader[] = [
+  { header: "#", headerClassName: "w-8" },
+  { header: "Solution", headerClassName: "md:w-[34%]" },
+  { header: "Who", headerClassName: "hidden md:table-cell md:w-[16%]" },
+  { header: "SpecScore", align: "right", headerClassName: "md:w-24" },
+  ...WORKLOAD_IDS.map((w): ColumnHeader => ({ header: w, align: "right", headerClassName: "md:w-14" })),
+  { header: "Lossless gate", headerClassName: "hidden sm:table-cell" },
+];
 
 /** The home page's compact board: participants, then references, as the seed's leaderboard shows them. */
 export function BoardTable({
@@ -16,34 +27,7 @@ export function BoardTable({
     <div className="overflow-x-auto">
       <table className="w-full border-collapse text-sm md:table-fixed">
         <caption className="sr-only">{caption}</caption>
-        <thead>
-          <tr className="border-b border-slate-300 text-left text-slate-700">
-            <th scope="col" className="w-8 py-2 pr-2">
-              #
-            </th>
-            <th scope="col" className="py-2 pr-2 md:w-[34%]">
-              Solution
-            </th>
-            <th scope="col" className="hidden py-2 pr-2 md:table-cell md:w-[16%]">
-              Who
-            </th>
-            <th scope="col" className="py-2 pr-2 text-right md:w-24">
-              SpecScore
-            </th>
-            <th scope="col" className="py-2 pr-2 text-right md:w-14">
-              solo
-            </th>
-            <th scope="col" className="py-2 pr-2 text-right md:w-14">
-              team
-            </th>
-            <th scope="col" className="py-2 pr-2 text-right md:w-14">
-              busy
-            </th>
-            <th scope="col" className="hidden py-2 sm:table-cell">
-              Lossless gate
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={COLUMNS} className="border-b border-slate-300 text-left text-slate-700" />
         <tbody>
           <SectionRow title="Participants" />
           {participants.length === 0 ? (
@@ -68,7 +52,7 @@ function SectionRow({ title }: { title: string }) {
     <tr>
       <th
         scope="rowgroup"
-        colSpan={8}
+        colSpan={COLUMNS.length}
         className="bg-slate-50 py-1.5 text-left text-xs font-semibold uppercase tracking-wide text-slate-700"
       >
         {title}
@@ -80,7 +64,7 @@ function SectionRow({ title }: { title: string }) {
 function EmptyRow({ text }: { text: string }) {
   return (
     <tr>
-      <td colSpan={8} className="py-3 text-slate-600">
+      <td colSpan={COLUMNS.length} className="py-3 text-slate-600">
         {text}
       </td>
     </tr>
@@ -88,7 +72,6 @@ function EmptyRow({ text }: { text: string }) {
 }
 
 function Row({ entry }: { entry: RankedEntry }) {
-  const r = entry.result;
   return (
     <tr className="border-b border-slate-100 align-top">
       <td className="py-2 pr-2 tabular-nums">{entry.rank}</td>
@@ -105,10 +88,7 @@ function Row({ entry }: { entry: RankedEntry }) {
         ) : null}
       </td>
       <td className="hidden py-2 pr-2 md:table-cell">{entry.account}</td>
-      <td className="py-2 pr-2 text-right font-semibold tabular-nums">{formatScore(r?.score)}</td>
-      <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(r?.workloads.solo.ratio)}</td>
-      <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(r?.workloads.team.ratio)}</td>
-      <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(r?.workloads.busy.ratio)}</td>
+      <ScoreCells result={entry.result} />
       <td className="hidden py-2 sm:table-cell">
         <GateCell entry={entry} />
       </td>

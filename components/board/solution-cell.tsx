@@ -1,5 +1,7 @@
 import type { BoardEntry } from "@/lib/board/board-entry";
-import { shortRevision } from "@/lib/board/format";
+import { formatRatio, formatScore, shortRevision } from "@/lib/board/format";
+import type { ResultView } from "@/lib/board/result-view";
+import { WORKLOAD_IDS } from "@/lib/protocol";
 
 /** "EAGLE-3 RedHatAI k=3 eagle3 · RedHatAI/Qwen3-8B-speculator.eagle3@08610ff", linked to the evaluation. */
 export function SolutionCell({ entry }: { entry: BoardEntry }) {
@@ -31,5 +33,19 @@ export function GateCell({ entry }: { entry: BoardEntry }) {
       <span className="font-medium text-red-800">failed</span>{" "}
       <span className="text-xs text-slate-700">{r.reason ?? r.gates.find((g) => !g.pass)?.check ?? ""}</span>
     </span>
+  );
+}
+
+/** A ranked row's SpecScore and its solo, team and busy speedups: four right-aligned cells. */
+export function ScoreCells({ result }: { result: ResultView | null }) {
+  return (
+    <>
+      <td className="py-2 pr-2 text-right font-semibold tabular-nums">{formatScore(result?.score)}</td>
+      {WORKLOAD_IDS.map((w) => (
+        <td key={w} className="py-2 pr-2 text-right tabular-nums">
+          {formatRatio(result?.workloads[w].ratio)}
+        </td>
+      ))}
+    </>
   );
 }

@@ -1,11 +1,12 @@
 "use client";
 
 import { useMemo, useState } from "react";
+import { RadioOptions } from "@/components/ui/radio-options";
 import type { RankedEntry } from "@/lib/board/board-entry";
 import { formatMs, formatRatio, formatScore, formatShare } from "@/lib/board/format";
 import { defaultDirection, type SortDirection, type SortKey, sortBoard } from "@/lib/board/sort-board";
 import { WORKLOAD_IDS, type WorkloadId } from "@/lib/protocol";
-import { GateCell, SolutionCell } from "./solution-cell";
+import { GateCell, ScoreCells, SolutionCell } from "./solution-cell";
 
 /** The task page's full board: every column sortable, latency, cache hit and acceptance for a chosen workload. */
 export function SortableBoard({ caption, entries }: { caption: string; entries: RankedEntry[] }) {
@@ -40,12 +41,7 @@ export function SortableBoard({ caption, entries }: { caption: string; entries: 
       <fieldset className="mb-2 flex flex-wrap items-center gap-3 text-sm">
         <legend className="sr-only">Workload for the latency, cache and acceptance columns</legend>
         <span className="text-slate-700">Latency, cache hit and acceptance on</span>
-        {WORKLOAD_IDS.map((w) => (
-          <label key={w} className="inline-flex items-center gap-1">
-            <input type="radio" name={`${caption}-workload`} checked={workload === w} onChange={() => setWorkload(w)} />
-            {w}
-          </label>
-        ))}
+        <RadioOptions name={`${caption}-workload`} options={WORKLOAD_IDS} value={workload} onChange={setWorkload} />
       </fieldset>
       <div className="overflow-x-auto">
         <table className="w-full min-w-[68rem] border-collapse text-sm">
@@ -86,10 +82,7 @@ export function SortableBoard({ caption, entries }: { caption: string; entries: 
                     ) : null}
                   </td>
                   <td className="py-2 pr-2">{e.account}</td>
-                  <td className="py-2 pr-2 text-right font-semibold tabular-nums">{formatScore(e.result?.score)}</td>
-                  <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(e.result?.workloads.solo.ratio)}</td>
-                  <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(e.result?.workloads.team.ratio)}</td>
-                  <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(e.result?.workloads.busy.ratio)}</td>
+                  <ScoreCells result={e.result} />
                   <td className="py-2 pr-2">
                     <GateCell entry={e} />
                   </td>

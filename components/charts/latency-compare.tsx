@@ -1,12 +1,14 @@
 "use client";
 
 import { useId, useState } from "react";
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
+import { RadioOptions } from "@/components/ui/radio-options";
 import type { BoardEntry } from "@/lib/board/board-entry";
 import { entryLabel, SERIES_COLOURS } from "@/lib/board/entry-label";
 import { formatMs } from "@/lib/board/format";
 import type { Percentiles } from "@/lib/board/result-view";
 import { WORKLOAD_IDS, type WorkloadId } from "@/lib/protocol";
+import { ChartFigure } from "./chart-figure";
 
 const PICK_AT_MOST = SERIES_COLOURS.length;
 
@@ -60,12 +62,7 @@ export function LatencyCompare({ entries }: { entries: BoardEntry[] }) {
         <fieldset>
           <legend className="font-medium">Workload</legend>
           <div className="mt-1 flex gap-3 text-sm">
-            {WORKLOAD_IDS.map((w) => (
-              <label key={w} className="inline-flex items-center gap-1">
-                <input type="radio" name={`${id}-workload`} checked={workload === w} onChange={() => setWorkload(w)} />
-                {w}
-              </label>
-            ))}
+            <RadioOptions name={`${id}-workload`} options={WORKLOAD_IDS} value={workload} onChange={setWorkload} />
           </div>
         </fieldset>
       </div>
@@ -110,28 +107,23 @@ function PercentileChart({
     })
     .join("; ");
   return (
-    <figure>
-      <figcaption className="mb-2 font-medium">{title} (ms, lower is better)</figcaption>
-      <div className="h-64" role="img" aria-label={`${title}. ${summary}`}>
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={data} margin={{ left: 0, right: 8, top: 4, bottom: 4 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="percentile" />
-            <YAxis width={56} />
-            <Tooltip formatter={(v) => (typeof v === "number" ? formatMs(v) : String(v))} />
-            <Legend itemSorter={null} />
-            {entries.map((e, i) => (
-              <Bar
-                key={e.evaluationId}
-                dataKey={e.evaluationId}
-                name={entryLabel(e)}
-                fill={SERIES_COLOURS[i % SERIES_COLOURS.length]}
-                isAnimationActive={false}
-              />
-            ))}
-          </BarChart>
-        </ResponsiveContainer>
-      </div>
-    </figure>
+    <ChartFigure caption={`${title} (ms, lower is better)`} label={`${title}. ${summary}`} height="h-64">
+      <BarChart data={data} margin={{ left: 0, right: 8, top: 4, bottom: 4 }}>
+        <CartesianGrid strokeDasharray="3 3" vertical={false} />
+        <XAxis dataKey="percentile" />
+        <YAxis width={56} />
+        <Tooltip formatter={(v) => (typeof v === "number" ? formatMs(v) : String(v))} />
+        <Legend itemSorter={null} />
+        {entries.map((e, i) => (
+          <Bar
+            key={e.evaluationId}
+            dataKey={e.evaluationId}
+            name={entryLabel(e)}
+            fill={SERIES_COLOURS[i % SERIES_COLOURS.length]}
+            isAnimationActive={false}
+          />
+        ))}
+      </BarChart>
+    </ChartFigure>
   );
 }

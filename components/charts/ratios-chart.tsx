@@ -1,18 +1,10 @@
 "use client";
 
-import {
-  Bar,
-  BarChart,
-  CartesianGrid,
-  Legend,
-  ReferenceLine,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from "recharts";
+import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import type { BoardEntry } from "@/lib/board/board-entry";
 import { entryLabel, SERIES_COLOURS } from "@/lib/board/entry-label";
+import { WORKLOAD_IDS } from "@/lib/protocol";
+import { ChartFigure } from "./chart-figure";
 
 /** The three ratios of each entry side by side; the stock engine's 1 is marked. */
 export function RatiosChart({ entries, title }: { entries: BoardEntry[]; title: string }) {
@@ -27,27 +19,23 @@ export function RatiosChart({ entries, title }: { entries: BoardEntry[]; title: 
   if (data.length === 0) return null;
   const height = 60 + data.length * 56;
   return (
-    <figure className="w-full">
-      <figcaption className="mb-2 font-medium">{title}</figcaption>
-      <div
-        style={{ height }}
-        role="img"
-        aria-label={`${title}: ${data.map((d) => `${d.name} solo ${d.solo?.toFixed(2)} team ${d.team?.toFixed(2)} busy ${d.busy?.toFixed(2)}`).join("; ")}`}
-      >
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={data} layout="vertical" margin={{ left: 8, right: 16, top: 4, bottom: 4 }}>
-            <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-            <XAxis type="number" domain={[0, "auto"]} tickFormatter={(v: number) => `${v}×`} />
-            <YAxis type="category" dataKey="name" width={190} tick={{ fontSize: 12 }} />
-            <Tooltip formatter={(v) => (typeof v === "number" ? `${v.toFixed(2)}×` : String(v))} />
-            <Legend itemSorter={null} />
-            <ReferenceLine x={1} stroke="#334155" strokeDasharray="4 2" />
-            <Bar dataKey="solo" fill={SERIES_COLOURS[0]} isAnimationActive={false} />
-            <Bar dataKey="team" fill={SERIES_COLOURS[1]} isAnimationActive={false} />
-            <Bar dataKey="busy" fill={SERIES_COLOURS[2]} isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
-      </div>
-    </figure>
+    <ChartFigure
+      caption={title}
+      label={`${title}: ${data.map((d) => `${d.name} solo ${d.solo?.toFixed(2)} team ${d.team?.toFixed(2)} busy ${d.busy?.toFixed(2)}`).join("; ")}`}
+      height={height}
+      className="w-full"
+    >
+      <BarChart data={data} layout="vertical" margin={{ left: 8, right: 16, top: 4, bottom: 4 }}>
+        <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+        <XAxis type="number" domain={[0, "auto"]} tickFormatter={(v: number) => `${v}×`} />
+        <YAxis type="category" dataKey="name" width={190} tick={{ fontSize: 12 }} />
+        <Tooltip formatter={(v) => (typeof v === "number" ? `${v.toFixed(2)}×` : String(v))} />
+        <Legend itemSorter={null} />
+        <ReferenceLine x={1} stroke="#334155" strokeDasharray="4 2" />
+        {WORKLOAD_IDS.map((w, i) => (
+          <Bar key={w} dataKey={w} fill={SERIES_COLOURS[i]} isAnimationActive={false} />
+        ))}
+      </BarChart>
+    </ChartFigure>
   );
 }

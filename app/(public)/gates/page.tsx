@@ -1,8 +1,28 @@
 import type { Metadata } from "next";
-import { DESIGN_DEFENSES, GATE_EXPLANATIONS } from "@/lib/board/gate-explanations";
-import { currentProtocol } from "@/lib/protocol";
+import { DataTable, type TableSpec } from "@/components/ui/data-table";
+import { DESIGN_DEFENSES, GATE_EXPLANATIONS, type GateExplanation } from "@/lib/board/gate-explanations";
+import { currentProtocol, type TaskSpec } from "@/lib/protocol";
 
 export const metadata: Metadata = { title: "The lossless gate" };
+
+/** A check's limit on each task, and the evidence that calibrated it. */
+function gateTable(g: GateExplanation): TableSpec<TaskSpec> {
+  return {
+    minWidth: "min-w-[32rem]",
+    pad: "py-1.5",
+    rowClassName: "border-b border-slate-100 align-top",
+    rowKey: (t) => t.id,
+    columns: [
+      { header: "Task", rowHeader: "font-normal", cell: (t) => t.name },
+      { header: "Limit", className: "whitespace-nowrap", cell: (t) => g.limit(t) },
+      {
+        header: "Evidence that calibrated it",
+        className: "text-slate-700",
+        cell: (t) => g.evidence(t) ?? "a rule of the protocol, not calibrated",
+      },
+    ],
+  };
+}
 
 export default function GatesPage() {
   const protocol = currentProtocol();
@@ -41,37 +61,12 @@ export default function GatesPage() {
             <span className="font-medium text-slate-900">Why: </span>
             {g.why}
           </p>
-          <div className="mt-3 overflow-x-auto">
-            <table className="w-full min-w-[32rem] border-collapse text-sm">
-              <caption className="sr-only">{g.title}: limit and calibration evidence per task</caption>
-              <thead>
-                <tr className="border-b border-slate-300 text-left">
-                  <th scope="col" className="py-1.5 pr-2">
-                    Task
-                  </th>
-                  <th scope="col" className="py-1.5 pr-2">
-                    Limit
-                  </th>
-                  <th scope="col" className="py-1.5">
-                    Evidence that calibrated it
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tasks.map((t) => (
-                  <tr key={t.id} className="border-b border-slate-100 align-top">
-                    <th scope="row" className="py-1.5 pr-2 text-left font-normal">
-                      {t.name}
-                    </th>
-                    <td className="py-1.5 pr-2 whitespace-nowrap">{g.limit(t)}</td>
-                    <td className="py-1.5 text-slate-700">
-                      {g.evidence(t) ?? "a rule of the protocol, not calibrated"}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            className="mt-3"
+            spec={gateTable(g)}
+            rows={tasks}
+            caption={`${g.title}: limit and calibration evidence per task`}
+          />
           <h3 className="mt-3 text-sm font-semibold">Attacks it catches</h3>
           <ul className="mt-1 list-disc pl-5 text-sm text-slate-700">
             {g.attacks.map((a) => (

@@ -3,11 +3,14 @@
 import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { type FormEvent, useId, useState } from "react";
+import { formFields, TextField } from "@/components/ui/field";
+import { FormError } from "@/components/ui/form-error";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError: string | null }) {
   const router = useRouter();
-  const id = useId();
+  const field = formFields(useId());
   const [error, setError] = useState(initialError);
   const [busy, setBusy] = useState(false);
   const hydrated = useHydrated();
@@ -34,44 +37,18 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
 
   return (
     <form method="post" onSubmit={onSubmit} className="space-y-3">
-      <div>
-        <label htmlFor={`${id}-email`} className="block font-medium">
-          Email
-        </label>
-        <input
-          id={`${id}-email`}
-          name="email"
-          type="email"
-          autoComplete="username"
-          required
-          className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-        />
-      </div>
-      <div>
-        <label htmlFor={`${id}-password`} className="block font-medium">
-          Password
-        </label>
-        <input
-          id={`${id}-password`}
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          className="mt-1 w-full rounded border border-slate-400 px-3 py-2"
-        />
-      </div>
-      {error ? (
-        <p role="alert" className="text-sm text-red-800">
-          {error}
-        </p>
-      ) : null}
-      <button
-        type="submit"
-        disabled={busy || !hydrated}
-        className="rounded bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60"
-      >
-        {busy ? "Signing in…" : "Sign in"}
-      </button>
+      <TextField {...field("email", "Email")} name="email" type="email" autoComplete="username" required />
+      <TextField
+        {...field("password", "Password")}
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+      />
+      <FormError message={error} />
+      <SubmitButton pending={busy} pendingLabel="Signing in…" disabled={!hydrated}>
+        Sign in
+      </SubmitButton>
     </form>
   );
 }

@@ -4,12 +4,15 @@ import { cache } from "react";
 import { EngineLatencyChart } from "@/components/charts/engine-latency-chart";
 import { PassSpeedChart } from "@/components/charts/pass-speed-chart";
 import { LiveProgress } from "@/components/evaluation/live-progress";
+import { DataTable, type TableSpec } from "@/components/ui/data-table";
+import { Section } from "@/components/ui/section";
 import { ProfileLabel, StatusLabel } from "@/components/ui/status-label";
 import { formatDuration, formatRatio, formatScore, formatShare, formatUtc, shortRevision } from "@/lib/board/format";
 import { gateAnchor } from "@/lib/board/gate-anchor";
 import { type EvaluationPage, getEvaluationPage } from "@/lib/board/get-evaluation";
 import { pairPassSpeeds } from "@/lib/board/pass-speeds";
 import { orderedRecord } from "@/lib/board/record-order";
+import type { GateView, WorkloadView } from "@/lib/board/result-view";
 import { isAppError } from "@/lib/http/app-error";
 import { getTask, isTaskId, WORKLOAD_IDS } from "@/lib/protocol";
 
@@ -41,6 +44,53 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 const ACTIVE = ["queued", "fetching", "running", "checking"];
 const WORKLOAD_WORDS = { solo: "one lane", team: "team lanes busy", busy: "KV cache nearly full" } as const;
+
+const GATE_TABLE: TableSpec<GateView> = {
+  minWidth: "min-w-[36rem]",
+  rowClassName: "border-b border-slate-100 align-top",
+  rowKey: (g) => g.check,
+  columns: [
+    {
+      header: "Check",
+      rowHeader: "font-normal",
+      cell: (g) => <a href={`/gates#${gateAnchor(g.key, g.check)}`}>{g.check}</a>,
+    },
+    { header: "Measured", className: "tabular-nums", cell: (g) => g.measured },
+    { header: "Limit", className: "tabular-nums", cell: (g) => g.limit },
+    {
+      header: "Result",
+      cell: (g) =>
+        g.pass ? (
+          <span className="text-emerald-800">pass</span>
+        ) : (
+          <span className="font-semibold text-red-800">
+            fail{g.reason ? <span className="block text-xs font-normal">{g.reason}</span> : null}
+          </span>
+        ),
+    },
+  ],
+};
+
+const SPECULATION_TABLE: TableSpec<WorkloadView> = {
+  minWidth: "min-w-[30rem]",
+  rowKey: (w) => w.workload,
+  columns: [
+    { header: "Workload", rowHeader: "font-normal", cell: (w) => w.workload },
+    {
+      header: "Tokens / verify step",
+      align: "right",
+      className: "tabular-nums",
+      cell: (w) => formatRatio(w.acceptance),
+    },
+    { header: "Speedup", align: "right", className: "tabular-nums", cell: (w) => formatRatio(w.ratio) },
+    {
+      header: "Cache hit (candidate / stock)",
+      align: "right",
+      className: "tabular-nums",
+      cell: (w) => `${formatShare(w.cacheHit.candidate)} / ${formatShare(w.cacheHit.stock)}`,
+    },
+  ],
+};
 
 export default async function EvaluationPageView({ params }: Props) {
   const { id } = await params;
@@ -165,104 +215,26 @@ export default async function EvaluationPageView({ params }: Props) {
           </section>
 
           {page.gates.length > 0 ? (
-            <section aria-labelledby="gates">
-              <div className="flex flex-wrap items-baseline justify-between gap-2">
-                <h2 id="gates" className="text-xl font-semibold">
-                  Lossless gate
-                </h2>
-                <a href="/gates">what each check is →</a>
-              </div>
-              <div className="mt-2 overflow-x-auto">
-                <table className="w-full min-w-[36rem] border-collapse text-sm">
-                  <caption className="sr-only">Each check, what was measured, its limit, and whether it passed</caption>
-                  <thead>
-                    <tr className="border-b border-slate-300 text-left">
-                      <th scope="col" className="py-2 pr-2">
-                        Check
-                      </th>
-                      <th scope="col" className="py-2 pr-2">
-                        Measured
-                      </th>
-                      <th scope="col" className="py-2 pr-2">
-                        Limit
-                      </th>
-                      <th scope="col" className="py-2">
-                        Result
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.gates.map((g) => (
-                      <tr key={g.check} className="border-b border-slate-100 align-top">
-                        <th scope="row" className="py-2 pr-2 text-left font-normal">
-                          <a href={`/gates#${gateAnchor(g.key, g.check)}`}>{g.check}</a>
-                        </th>
-                        <td className="py-2 pr-2 tabular-nums">{g.measured}</td>
-                        <td className="py-2 pr-2 tabular-nums">{g.limit}</td>
-                        <td className="py-2">
-                          {g.pass ? (
-                            <span className="text-emerald-800">pass</span>
-                          ) : (
-                            <span className="font-semibold text-red-800">
-                              fail{g.reason ? <span className="block text-xs font-normal">{g.reason}</span> : null}
-                            </span>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            </section>
+            <Section id="gates" title="Lossless gate" aside={<a href="/gates">what each check is →</a>}>
+              <DataTable
+                className="mt-2"
+                spec={GATE_TABLE}
+                rows={page.gates}
+                caption="Each check, what was measured, its limit, and whether it passed"
+              />
+            </Section>
           ) : null}
 
-          <section aria-labelledby="speculation">
-            <h2 id="speculation" className="text-xl font-semibold">
-              Speculation
-            </h2>
-            <div className="mt-2 overflow-x-auto">
-              <table className="w-full min-w-[30rem] border-collapse text-sm">
-                <caption className="sr-only">
-                  Tokens per verify step as the engine reports them, and the speedup
-                </caption>
-                <thead>
-                  <tr className="border-b border-slate-300 text-left">
-                    <th scope="col" className="py-2 pr-2">
-                      Workload
-                    </th>
-                    <th scope="col" className="py-2 pr-2 text-right">
-                      Tokens / verify step
-                    </th>
-                    <th scope="col" className="py-2 pr-2 text-right">
-                      Speedup
-                    </th>
-                    <th scope="col" className="py-2 text-right">
-                      Cache hit (candidate / stock)
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {workloadViews.map((w) => (
-                    <tr key={w.workload} className="border-b border-slate-100">
-                      <th scope="row" className="py-2 pr-2 text-left font-normal">
-                        {w.workload}
-                      </th>
-                      <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(w.acceptance)}</td>
-                      <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(w.ratio)}</td>
-                      <td className="py-2 text-right tabular-nums">
-                        {formatShare(w.cacheHit.candidate)} / {formatShare(w.cacheHit.stock)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </section>
+          <Section id="speculation" title="Speculation">
+            <DataTable
+              className="mt-2"
+              spec={SPECULATION_TABLE}
+              rows={workloadViews}
+              caption="Tokens per verify step as the engine reports them, and the speedup"
+            />
+          </Section>
 
-          <section aria-labelledby="charts" className="space-y-6">
-            <h2 id="charts" className="text-xl font-semibold">
-              Candidate against stock
-            </h2>
+          <Section id="charts" title="Candidate against stock" className="space-y-6">
             {passPairs.length > 0 ? (
               <PassSpeedChart passes={passPairs} />
             ) : (
@@ -272,14 +244,11 @@ export default async function EvaluationPageView({ params }: Props) {
               <EngineLatencyChart workloads={workloadViews} metric="ttft" />
               <EngineLatencyChart workloads={workloadViews} metric="tpot" />
             </div>
-          </section>
+          </Section>
         </>
       ) : null}
 
-      <section aria-labelledby="what" className="text-sm">
-        <h2 id="what" className="text-xl font-semibold">
-          What was judged
-        </h2>
+      <Section id="what" title="What was judged" className="text-sm">
         <dl className="mt-2 grid gap-x-6 gap-y-1 sm:grid-cols-[12rem_1fr]">
           <dt className="text-slate-600">Speculator</dt>
           <dd className="break-all">
@@ -308,18 +277,15 @@ export default async function EvaluationPageView({ params }: Props) {
             </>
           ) : null}
         </dl>
-      </section>
+      </Section>
 
       {page.record ? (
-        <section aria-labelledby="record">
-          <h2 id="record" className="text-xl font-semibold">
-            Everything the judge recorded
-          </h2>
+        <Section id="record" title="Everything the judge recorded">
           {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus so keyboard users can scroll it. */}
           <pre className="mt-2 max-h-[32rem] overflow-auto rounded bg-slate-50 p-4 text-xs" tabIndex={0}>
             {JSON.stringify(orderedRecord(page.record), null, 1)}
           </pre>
-        </section>
+        </Section>
       ) : null}
     </article>
   );

@@ -5,6 +5,7 @@ import { ProfiledRuns } from "@/components/board/profiled-runs";
 import { SortableBoard } from "@/components/board/sortable-board";
 import { LatencyCompare } from "@/components/charts/latency-compare";
 import { RatiosChart } from "@/components/charts/ratios-chart";
+import { Section } from "@/components/ui/section";
 import { listBoard } from "@/lib/board/list-board";
 import { currentProtocol, getTask, isTaskId } from "@/lib/protocol";
 
@@ -38,10 +39,7 @@ export default async function TaskPage({ params }: Props) {
         </div>
       </header>
 
-      <section aria-labelledby="participants">
-        <h2 id="participants" className="text-xl font-semibold">
-          Participants
-        </h2>
+      <Section id="participants" title="Participants">
         <p className="mt-1 max-w-prose text-sm text-slate-700">
           Each participant&apos;s last scored evaluation on the hidden test sessions under protocol {protocol.version}.
           A ⚑ marks a result far below the same account&apos;s best development result on this task.
@@ -56,12 +54,9 @@ export default async function TaskPage({ params }: Props) {
             <SortableBoard caption={`${task.name} participants`} entries={board.participants} />
           )}
         </div>
-      </section>
+      </Section>
 
-      <section aria-labelledby="references">
-        <h2 id="references" className="text-xl font-semibold">
-          References: the same judge, the same sessions
-        </h2>
+      <Section id="references" title="References: the same judge, the same sessions">
         <div className="mt-3">
           {board.references.length === 0 ? (
             <p className="text-slate-600">
@@ -71,12 +66,9 @@ export default async function TaskPage({ params }: Props) {
             <SortableBoard caption={`${task.name} references`} entries={board.references} />
           )}
         </div>
-      </section>
+      </Section>
 
-      <section aria-labelledby="charts" className="space-y-8">
-        <h2 id="charts" className="text-xl font-semibold">
-          Charts
-        </h2>
+      <Section id="charts" title="Charts" className="space-y-8">
         {board.participants.length + board.references.length > 0 ? (
           <RatiosChart
             title="Speedup over the stock engine, per workload"
@@ -89,19 +81,16 @@ export default async function TaskPage({ params }: Props) {
           <h3 className="mb-2 text-lg font-semibold">Compare latency distributions</h3>
           <LatencyCompare entries={everyone} />
         </div>
-      </section>
+      </Section>
 
-      <section aria-labelledby="profiled">
-        <h2 id="profiled" className="text-xl font-semibold">
-          Test-profile runs
-        </h2>
+      <Section id="profiled" title="Test-profile runs">
         <p className="mt-1 max-w-prose text-sm text-slate-700">
           Runs under a shortened test profile (for demos and automated tests): labelled with the profile, never ranked.
         </p>
         <div className="mt-3">
           <ProfiledRuns entries={board.profiled} />
         </div>
-      </section>
+      </Section>
     </div>
   );
 }
