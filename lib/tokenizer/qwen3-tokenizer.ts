@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { assertStableSplits } from "./stable-split";
 
 export interface TokenizerFiles {
   tokenizerJson: Record<string, unknown>;
@@ -18,6 +19,8 @@ export interface TargetTokenizer {
   readonly eosId: number;
   readonly chatTemplate: string;
   readonly specialIds: ReadonlySet<number>;
+  /** Whether encode(a + b) = encode(a) ++ encode(b) at every `lastStableSplit` position (stable-split.ts). */
+  readonly stableSplits: boolean;
 }
 
 const require = createRequire(import.meta.url);
@@ -40,6 +43,12 @@ export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
   const template = files.tokenizerConfig.chat_template;
   if (typeof template !== "string") throw new Error("tokenizer_config.json has no chat_template");
   const tokenCache = new Map<number, string>();
+  let stableSplits = true;
+  try {
+    assertStableSplits(files.tokenizerJson);
+  } catch {
+    stableSplits = false;
+  }
   return {
     encode: (text) => tok.encode(text, { add_special_tokens: false }).ids,
     decode: (ids) => tok.decode(ids as number[], { skip_special_tokens: false }),
@@ -56,6 +65,7 @@ export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
     eosId,
     chatTemplate: template,
     specialIds,
+    stableSplits,
   };
 }
 

@@ -15,7 +15,7 @@ import { request } from "undici";
 import { createJudgeAgent } from "../client/http-agent";
 import { runPass } from "../run/run-pass";
 import type { PassPlan } from "../sessions/plan";
-import { allBusyIntervals, allLanesBusySpeed } from "../speeds/speeds";
+import { allBusyIntervals } from "../speeds/speeds";
 import { percentiles } from "../stats";
 import { fixturePool, testProfile } from "../testing/fixture-pool";
 import { createTokenCounter } from "../tokens/token-counter";

@@ -55,7 +55,12 @@ function describeError(err: unknown): string {
 export async function streamChat(
   url: string,
   body: unknown,
-  options: { dispatcher: Dispatcher; signal?: AbortSignal },
+  options: {
+    dispatcher: Dispatcher;
+    signal?: AbortSignal;
+    /** Each piece of content as its event is parsed (the reply's token count starts before the reply ends). */
+    onContent?: (text: string) => void;
+  },
 ): Promise<StreamOutcome> {
   const parser = new SseParser();
   const out: StreamOutcome = {
@@ -102,6 +107,7 @@ export async function streamChat(
       const content = choice?.delta?.content;
       if (typeof content === "string" && content.length > 0) {
         parts.push(content);
+        options.onContent?.(content);
         length += content.length;
         out.chunkNs.push(arrived);
         out.chunkEnds.push(length);

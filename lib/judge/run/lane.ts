@@ -88,10 +88,16 @@ async function playTurn(
   const body = timedRequestBody({ model: ctx.model, messages, tools: live.app.tools, maxTokens, seed });
 
   ctx.inFlight.count++;
-  const out = await streamChat(ctx.chatUrl, body, { dispatcher: ctx.dispatcher, signal: ctx.hardStop });
+  // the reply is counted as it streams: its end waits for its last few words, not its whole text, before the next turn
+  const counting = ctx.counter.streaming();
+  const out = await streamChat(ctx.chatUrl, body, {
+    dispatcher: ctx.dispatcher,
+    signal: ctx.hardStop,
+    onContent: (text) => counting.append(text),
+  });
   ctx.inFlight.count--;
   const ms = (t: bigint | null) => (t === null ? null : msSince(ctx.originNs, t));
-  const counted = await ctx.counter.countChunks(out.text, out.chunkEnds);
+  const counted = await counting.finish(out.chunkEnds);
   const error = out.error ?? (ctx.hardStop.aborted && !out.sawDone ? "grace period ended" : null);
 
   const record: RequestRecord = {

@@ -1,12 +1,15 @@
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
-import { type CountedText, countChunks } from "./chunk-tokens";
+import { type CountedText, countChunks, tokenEnds } from "./chunk-tokens";
+import { type StreamingCount, streamingCount } from "./streaming-count";
 
 /** Counts tokens with the target's tokenizer. The threaded one keeps encoding off the lanes' event loop. */
 export interface TokenCounter {
   count(text: string): Promise<number>;
   countChunks(text: string, chunkEnds: readonly number[]): Promise<CountedText>;
+  /** A reply counted as it streams: what is left at its end is its last few words. */
+  streaming(): StreamingCount;
   close(): Promise<void>;
 }
 
@@ -15,11 +18,12 @@ export function inlineTokenCounter(): TokenCounter {
   return {
     count: async (text) => tok.encode(text).length,
     countChunks: async (text, ends) => countChunks(tok, text, ends),
+    streaming: () => streamingCount(async (segment) => tokenEnds(tok, segment), { stableSplits: tok.stableSplits }),
     close: async () => {},
   };
 }
 
-type Reply = { id: number; result?: number | CountedText; error?: string };
+type Reply = { id: number; result?: unknown; error?: string };
 
 /**
  * A tokenizer in a worker thread. The worker loads the TypeScript module through tsx's loader, so it runs the same
@@ -49,7 +53,7 @@ export async function threadedTokenCounter(): Promise<TokenCounter> {
     if (msg.error !== undefined) p.reject(new Error(msg.error));
     else p.resolve(msg.result as never);
   });
-  const call = <T>(op: "count" | "chunks", text: string, ends?: readonly number[]): Promise<T> => {
+  const call = <T>(op: "ready" | "count" | "chunks" | "ends", text: string, ends?: readonly number[]): Promise<T> => {
     if (failed) return Promise.reject(failed);
     const id = next++;
     return new Promise<T>((resolve, reject) => {
@@ -57,10 +61,11 @@ export async function threadedTokenCounter(): Promise<TokenCounter> {
       worker.postMessage({ id, op, text, ends });
     });
   };
-  await call<number>("count", "ready");
+  const { stableSplits } = await call<{ stableSplits: boolean }>("ready", "");
   return {
     count: (text) => call<number>("count", text),
     countChunks: (text, ends) => call<CountedText>("chunks", text, ends),
+    streaming: () => streamingCount((segment) => call<number[]>("ends", segment), { stableSplits }),
     close: async () => {
       worker.removeAllListeners("exit");
       await worker.terminate();
