@@ -21,16 +21,15 @@ export default defineConfig({
         },
       },
       {
-        // Whole evaluations on the simulated engine: their speeds are paced by its cost model, so they run one file
-        // at a time, after everything else, with the machine to themselves. (Two local backends with different
-        // state folders would also hand their pods the same engine user, which the agent's kill between engines
-        // must never share.) The red-team matrix comes last: its ten pods run at once.
+        // Whole evaluations on the simulated engine, after everything else. The pipeline files mostly wait on
+        // fixed-time passes, health deadlines and lease expiry, so two share the machine (their pods claim engine
+        // users host-wide); the red-team matrix, ten pods at once, then has it to itself.
         extends: true,
         test: {
           name: "evaluations",
           include: ["**/*.e2e.test.ts"],
           exclude: [...ignored, "lib/red-team/**"],
-          fileParallelism: false,
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },

@@ -7,6 +7,7 @@ import type { AgentEvent } from "../agent/events";
 import { parseAgentLine } from "../agent/events";
 import { AsyncQueue, lineSplitter } from "../async-queue";
 import type { PodBackend, PodExit, PodHandle, PodInfo, PodLaunch } from "../types";
+import { claimEngineUser } from "./engine-user-claims";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -19,14 +20,6 @@ const pidFileSchema = z.object({
   engineUser: z.string().default("arena-engine-1"),
 });
 
-/**
- * The engine user of a new pod: the first of arena-engine-1, -2, … that no live pod on this host holds. The agent
- * kills every process of its engine user between engines, so two pods must never share one.
- */
-export function freeEngineUser(taken: ReadonlySet<string>): string {
-  for (let i = 1; ; i++) if (!taken.has(`arena-engine-${i}`)) return `arena-engine-${i}`;
-}
-
 export interface LocalBackendOptions {
   /** Where pid files and pods' scratch live. */
   stateDir: string;
@@ -34,6 +27,8 @@ export interface LocalBackendOptions {
   agentEnv: Record<string, string>;
   /** How long an agent has after SIGTERM to stop its engines before it is killed. */
   stopGraceMs?: number;
+  /** Where pods claim engine users: shared by every worker of the host (default: DEFAULT_CLAIMS_DIR). */
+  claimsDir?: string;
 }
 
 function alive(pid: number): boolean {
@@ -61,8 +56,8 @@ export class LocalPodBackend implements PodBackend {
 
   async start(launch: PodLaunch): Promise<PodHandle> {
     const podId = `local-${launch.evaluationId}-${launch.attempt}`;
-    const live = await this.readPidFiles();
-    const engineUser = freeEngineUser(new Set(live.filter((p) => alive(p.pid)).map((p) => p.engineUser)));
+    const claim = await claimEngineUser(this.options.claimsDir);
+    const engineUser = claim.user;
     const workDir = join(this.options.stateDir, "pods", podId);
     await mkdir(workDir, { recursive: true });
     const env: Record<string, string> = {
@@ -88,6 +83,8 @@ export class LocalPodBackend implements PodBackend {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    if (child.pid === undefined) await claim.release();
+    else await claim.holdFor(child.pid);
     const events = new AsyncQueue<AgentEvent>();
     const stderrTail: string[] = [];
     const out = lineSplitter((line) => {
@@ -120,6 +117,7 @@ export class LocalPodBackend implements PodBackend {
         err.flush();
         events.end();
         void rm(this.pidFile(podId), { force: true });
+        void claim.release();
         if (code === 0) resolve({ kind: "completed" });
         else if (this.stopping.has(podId))
           resolve({ kind: "failed", reason: "pod-lost", message: "the pod was stopped" });

@@ -1,0 +1,52 @@
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { claimEngineUser } from "./engine-user-claims";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "engine-claims-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The pid of a process that has already exited. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  return Number(r.stdout);
+}
+
+describe("engine user claims shared by a host's local pods", () => {
+  it("give each live pod its own user and free a user when its pod ends", async () => {
+    const a = await claimEngineUser(dir);
+    const b = await claimEngineUser(dir);
+    expect([a.user, b.user]).toEqual(["arena-engine-1", "arena-engine-2"]);
+    await a.release();
+    expect((await claimEngineUser(dir)).user).toBe("arena-engine-1");
+    expect((await claimEngineUser(dir)).user).toBe("arena-engine-3");
+  });
+
+  it("record the pod's agent as the holder, and take over a user whose holder died", async () => {
+    const a = await claimEngineUser(dir);
+    const gone = deadPid();
+    await a.holdFor(gone);
+    expect(await readFile(join(dir, "arena-engine-1"), "utf8")).toBe(String(gone));
+    const b = await claimEngineUser(dir);
+    expect(b.user).toBe("arena-engine-1");
+    expect(await readFile(join(dir, "arena-engine-1"), "utf8")).toBe(String(process.pid));
+  });
+
+  it("skip a user held by a live process even when its claim file came from another worker", async () => {
+    await writeFile(join(dir, "arena-engine-1"), String(process.ppid));
+    await writeFile(join(dir, "arena-engine-2"), String(deadPid()));
+    expect((await claimEngineUser(dir)).user).toBe("arena-engine-2");
+  });
+
+  it("never hand one user to two claims made at once", async () => {
+    const claims = await Promise.all(Array.from({ length: 20 }, () => claimEngineUser(dir)));
+    expect(new Set(claims.map((c) => c.user)).size).toBe(20);
+  });
+});

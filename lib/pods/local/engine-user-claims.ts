@@ -1,0 +1,72 @@
+import { link, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Where this host's local pods claim their engine users: one folder for every worker of the host, whatever its state folder. */
+export const DEFAULT_CLAIMS_DIR = join(tmpdir(), "arena-engine-users");
+
+export interface EngineUserClaim {
+  user: string;
+  /** Hands the claim to the process that now holds the user (the pod's agent, once spawned). */
+  holdFor(pid: number): Promise<void>;
+  release(): Promise<void>;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+/**
+ * Claims the first of arena-engine-1, -2, … that no live process on this host holds. The agent kills every process
+ * of its engine user between engines, so two pods must never share one, even pods of workers with different state
+ * folders. A claim is a file created exclusively, holding its holder's pid; a holder that died leaves a stale claim,
+ * which is moved aside atomically (so two claimers cannot both take it) before the user is claimed anew.
+ */
+export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR): Promise<EngineUserClaim> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (let i = 1; ; i++) {
+    const user = `arena-engine-${i}`;
+    const path = join(dir, user);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await writeFile(path, String(process.pid), { flag: "wx" });
+        return claimOf(user, path);
+      } catch (error) {
+        if (code(error) !== "EEXIST") throw error;
+      }
+      const holder = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
+      if (Number.isInteger(holder) && holder > 0 && alive(holder)) break;
+      // stale, or still being written (no pid yet): move it aside, then look at what was moved
+      const aside = `${path}.stale-${process.pid}-${attempt}`;
+      try {
+        await rename(path, aside);
+      } catch (error) {
+        if (code(error) === "ENOENT") continue;
+        throw error;
+      }
+      const moved = Number.parseInt(await readFile(aside, "utf8").catch(() => ""), 10);
+      if (Number.isInteger(moved) && moved > 0 && alive(moved)) {
+        // a live claim was taken in between: put it back unless a newer one already stands
+        await link(aside, path).catch(() => undefined);
+        await rm(aside, { force: true });
+        break;
+      }
+      await rm(aside, { force: true });
+    }
+  }
+}
+
+function claimOf(user: string, path: string): EngineUserClaim {
+  return {
+    user,
+    holdFor: (pid) => writeFile(path, String(pid)),
+    release: () => rm(path, { force: true }),
+  };
+}
