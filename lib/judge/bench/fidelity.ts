@@ -8,6 +8,7 @@
  * 2. The client's ceiling: SSE content events per second it parses on one core from a zero-cost server.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -151,7 +152,7 @@ async function fidelity() {
       console.log(`  ${name.padEnd(44)} p50 ${fmt(q.p50)}  p99 ${fmt(q.p99)}  (n=${q.count})`);
     };
     console.log(
-      `fidelity: ${LANES} lanes × 2 sessions, ${seconds} s, ${result.summary.counted} requests, ${result.summary.outputTokens} tokens`,
+      `fidelity: ${LANES} lanes × 2 sessions, ${seconds} s, ${result.summary.counted} requests, ${result.summary.outputTokens} tokens; ${availableParallelism()} cores, the truth server ${availableParallelism() >= 8 ? "spins" : "sleeps between reads"}`,
     );
     console.log(" |error| in ms, judge against the server's own write times (same monotonic clock):");
     line("TTFT error", ttftErr);

@@ -38,7 +38,10 @@ const httpChunk = (s: string) => `${hex(s)}\r\n${s}\r\n`;
  * is timestamped first and parsed after every socket that was ready has been read. Speaks only what the judge sends:
  * POST with Content-Length, keep-alive, one request at a time per connection; GET /log returns the timings.
  */
-export async function startWireServer(script: (seed: number) => WireReply): Promise<{ url: string; close(): void }> {
+export async function startWireServer(
+  script: (seed: number) => WireReply,
+  options: { spin?: boolean } = {},
+): Promise<{ url: string; close(): void }> {
   const log: WireLogEntry[] = [];
   const server = createServer((socket) => {
     socket.setNoDelay(true);
@@ -112,7 +115,20 @@ export async function startWireServer(script: (seed: number) => WireReply): Prom
     setTimeout(step, Math.max(0, dueMs - Number(process.hrtime.bigint()) / 1e6));
   }
 
+  // Spinning keeps the loop polling without sleeping, so a request that arrives after an idle spell (a pass's first
+  // wave) is read at once rather than after the process is woken: a core's worth of CPU for a truer arrival time.
+  let spinning = options.spin === true;
+  const spin = () => {
+    if (spinning) setImmediate(spin);
+  };
+  spin();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      spinning = false;
+      server.close();
+    },
+  };
 }
