@@ -46,6 +46,30 @@ async function participantSubmission(name: string) {
   return { ...created, accountId: issued.accountId };
 }
 
+describe("moveEvaluation with a refund", () => {
+  it("ends void and refunded in one step, and refunds nothing when the move is refused", async () => {
+    const { evaluationId } = await participantSubmission("atomic-void");
+    // a stale attempt may neither void the evaluation nor refund it
+    expect(await moveEvaluation(evaluationId, "void", { attempt: 7, reason: "stale", refund: true })).toBe(false);
+    const untouched = await db().evaluation.findUniqueOrThrow({
+      where: { id: evaluationId },
+      include: { ledger: true },
+    });
+    expect([untouched.status, untouched.refunded, untouched.ledger.map((l) => l.kind)]).toEqual([
+      "queued",
+      false,
+      ["charge"],
+    ]);
+    expect(await moveEvaluation(evaluationId, "void", { reason: "the arena's fault", refund: true })).toBe(true);
+    const after = await db().evaluation.findUniqueOrThrow({ where: { id: evaluationId }, include: { ledger: true } });
+    expect([after.status, after.refunded]).toEqual(["void", true]);
+    expect(after.ledger.map((l) => [l.kind, l.amount]).sort()).toEqual([
+      ["charge", 1],
+      ["refund", -1],
+    ]);
+  });
+});
+
 describe("voidEvaluation", () => {
   it("voids a queued evaluation and refunds its charge once, however often it is called", async () => {
     const s = await participantSubmission("void-me");

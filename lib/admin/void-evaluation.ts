@@ -25,7 +25,7 @@ export async function voidEvaluation(input: z.input<typeof voidInput>): Promise<
   const evaluation = await db().evaluation.findUnique({ where: { id: evaluationId }, select: { status: true } });
   if (!evaluation) throw new AppError({ code: "not_found", message: `evaluation ${evaluationId} not found` });
   if (evaluation.status !== "void") {
-    const moved = await moveEvaluation(evaluationId, "void", { reason });
+    const moved = await moveEvaluation(evaluationId, "void", { reason, refund: true });
     if (!moved) {
       const now = await db().evaluation.findUnique({ where: { id: evaluationId }, select: { status: true } });
       if (now?.status !== "void") {

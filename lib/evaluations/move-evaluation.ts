@@ -3,6 +3,7 @@ import type { Prisma } from "../db/generated/client";
 import type { EvaluationStatus } from "../db/generated/enums";
 import { AppError } from "../http/app-error";
 import { appendEvent } from "./append-event";
+import { refundIn } from "./refund-evaluation";
 import { isTerminal, predecessorsOf } from "./status-machine";
 
 export interface MoveOptions {
@@ -11,6 +12,8 @@ export interface MoveOptions {
   phase?: string | null;
   reason?: string | null;
   data?: Omit<Prisma.EvaluationUpdateManyMutationInput, "status" | "attempt">;
+  /** Refund the charge in the same transaction as the move: nobody ever reads the arena's fault as charged. */
+  refund?: boolean;
 }
 
 /**
@@ -23,21 +26,26 @@ export async function moveEvaluation(
   options: MoveOptions = {},
 ): Promise<boolean> {
   const now = new Date();
-  const result = await db().evaluation.updateMany({
-    where: {
-      id: evaluationId,
-      status: { in: predecessorsOf(to) },
-      ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
-    },
-    data: {
-      ...options.data,
-      status: to,
-      ...(options.phase === undefined ? {} : { phase: options.phase }),
-      ...(options.reason === undefined ? {} : { reason: options.reason }),
-      ...(isTerminal(to) ? { finishedAt: now, leaseOwner: null, leaseExpiresAt: null } : {}),
-    },
+  const moved = await db().$transaction(async (tx) => {
+    const result = await tx.evaluation.updateMany({
+      where: {
+        id: evaluationId,
+        status: { in: predecessorsOf(to) },
+        ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
+      },
+      data: {
+        ...options.data,
+        status: to,
+        ...(options.phase === undefined ? {} : { phase: options.phase }),
+        ...(options.reason === undefined ? {} : { reason: options.reason }),
+        ...(isTerminal(to) ? { finishedAt: now, leaseOwner: null, leaseExpiresAt: null } : {}),
+      },
+    });
+    if (result.count === 0) return false;
+    if (options.refund) await refundIn(tx, evaluationId);
+    return true;
   });
-  if (result.count === 0) return false;
+  if (!moved) return false;
   await appendEvent(evaluationId, "status", {
     status: to,
     phase: options.phase ?? null,

@@ -3,7 +3,6 @@ import { db } from "../db/client";
 import type { Prisma } from "../db/generated/client";
 import type { AgentEvent } from "../pods/agent/events";
 import { moveEvaluation } from "./move-evaluation";
-import { refundEvaluation } from "./refund-evaluation";
 
 const gateRow = z.object({
   check: z.string(),
@@ -49,7 +48,10 @@ export async function recordResult(
     return true;
   });
   if (!owned) return false;
-  const moved = await moveEvaluation(evaluationId, result.outcome, { attempt, reason: result.reason, phase: "done" });
-  if (moved && result.outcome === "void") await refundEvaluation(evaluationId);
-  return moved;
+  return moveEvaluation(evaluationId, result.outcome, {
+    attempt,
+    reason: result.reason,
+    phase: "done",
+    refund: result.outcome === "void",
+  });
 }

@@ -10,7 +10,6 @@ import { claimEvaluation, leaseRenewMs, MAX_ATTEMPTS, renewLease } from "./lease
 import { advanceEvaluation, moveEvaluation } from "./move-evaluation";
 import { podDeadlineSeconds } from "./pod-deadline";
 import { recordResult } from "./record-result";
-import { refundEvaluation } from "./refund-evaluation";
 import { poolPathFor, stockEngineDir } from "./runtime";
 import { sealInputs } from "./seal-inputs";
 import { isTerminal } from "./status-machine";
@@ -26,7 +25,7 @@ export interface RunDeps {
 
 /** Ends an evaluation for the arena's own reason: void and refunded, never charged. */
 async function voidEvaluation(evaluationId: string, attempt: number, reason: string): Promise<void> {
-  if (await moveEvaluation(evaluationId, "void", { attempt, reason })) await refundEvaluation(evaluationId);
+  await moveEvaluation(evaluationId, "void", { attempt, reason, refund: true });
 }
 
 /**
