@@ -30,20 +30,22 @@ describe("a reply counted as it streams", () => {
     .sessions.flatMap((s) => s.turns.map((t) => t.recordedReply ?? ""))
     .filter((r) => r.length > 600)
     .slice(0, 60);
+  /** A streaming count on the inline tokenizer that records each segment it was given to encode. */
+  const recording = (options: { stableSplits: boolean; minSegment: number }) => {
+    const encoded: string[] = [];
+    const counting = streamingCount(async (segment) => {
+      encoded.push(segment);
+      return tokenEnds(tok, segment);
+    }, options);
+    return { counting, encoded };
+  };
 
   it("counts what the whole text counts, chunk by chunk, having encoded all but the tail before it ends", async () => {
     expect(replies.length).toBe(60);
     let ascii = 0;
     for (const [i, reply] of replies.entries()) {
       const chunks = chunked(reply, i + 1);
-      const encoded: string[] = [];
-      const counting = streamingCount(
-        async (segment) => {
-          encoded.push(segment);
-          return tokenEnds(tok, segment);
-        },
-        { stableSplits: true, minSegment: 128 },
-      );
+      const { counting, encoded } = recording({ stableSplits: true, minSegment: 128 });
       for (const c of chunks) counting.append(c);
       // segments went out while the text streamed; the tail waits for the end
       const beforeEnd = encoded.join("").length;
@@ -64,14 +66,7 @@ describe("a reply counted as it streams", () => {
   });
 
   it("waits for the end with a tokenizer that has no stable splits", async () => {
-    const encoded: string[] = [];
-    const counting = streamingCount(
-      async (segment) => {
-        encoded.push(segment);
-        return tokenEnds(tok, segment);
-      },
-      { stableSplits: false, minSegment: 8 },
-    );
+    const { counting, encoded } = recording({ stableSplits: false, minSegment: 8 });
     for (const c of chunked(replies[0]!, 7)) counting.append(c);
     expect(encoded).toEqual([]);
     expect((await counting.finish([replies[0]!.length])).total).toBe(tok.encode(replies[0]!).length);
