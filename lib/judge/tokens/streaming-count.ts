@@ -20,26 +20,39 @@ export function streamingCount(
   options: { stableSplits: boolean; minSegment?: number },
 ): StreamingCount {
   const minSegment = options.minSegment ?? 256;
-  let text = "";
+  /** The text after the last cut (earlier text went to `ends` already), and the whole text's length. */
+  let unsent = "";
+  let length = 0;
   let cutAt = 0;
+  /** The last stable split seen, absolute; a split needs the characters either side of it. */
+  let split = -1;
+  /** The text's last two characters, kept apart: slicing a growing string would copy it on every piece. */
+  let lastTwo = "";
   const segments: { start: number; ends: Promise<number[]> }[] = [];
-  const post = (start: number, end: number) => {
-    const pending = ends(text.slice(start, end));
+  const post = (end: number) => {
+    const pending = ends(unsent.slice(0, end - cutAt));
     // awaited at finish; until then a failure must not surface as an unhandled rejection
     pending.catch(() => undefined);
-    segments.push({ start, ends: pending });
+    segments.push({ start: cutAt, ends: pending });
+    unsent = unsent.slice(end - cutAt);
+    cutAt = end;
   };
   return {
     append(piece) {
-      text += piece;
-      if (!options.stableSplits || text.length - cutAt < minSegment) return;
-      const p = lastStableSplit(text, cutAt);
-      if (p < 0) return;
-      post(cutAt, p);
-      cutAt = p;
+      // only the new piece and the two characters before it can hold a split not yet seen: each character is looked
+      // at once however long a reply runs without one (CJK text, long code)
+      const window = lastTwo + piece;
+      const base = length - lastTwo.length;
+      unsent += piece;
+      length += piece.length;
+      lastTwo = window.slice(-2);
+      if (!options.stableSplits) return;
+      const p = lastStableSplit(window, 0);
+      if (p > 0) split = base + p;
+      if (length - cutAt >= minSegment && split > cutAt) post(split);
     },
     async finish(chunkEnds) {
-      if (cutAt < text.length || segments.length === 0) post(cutAt, text.length);
+      if (cutAt < length || segments.length === 0) post(length);
       const all: number[] = [];
       for (const s of segments) for (const e of await s.ends) all.push(s.start + e);
       return attributeTokens(all, chunkEnds);
