@@ -2,8 +2,11 @@ import { link, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Where this host's local pods claim their engine users: one folder for every worker of the host, whatever its state folder. */
-export const DEFAULT_CLAIMS_DIR = join(tmpdir(), "arena-engine-users");
+/**
+ * Where this host's local pods claim their engine users: one folder for every worker of the host and user, whatever
+ * its state folder. Per user, so one user's folder never blocks another's; only root's pods switch to engine users.
+ */
+export const DEFAULT_CLAIMS_DIR = join(tmpdir(), `arena-engine-users-${process.getuid?.() ?? "any"}`);
 
 export interface EngineUserClaim {
   user: string;
