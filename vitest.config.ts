@@ -21,15 +21,16 @@ export default defineConfig({
         },
       },
       {
-        // Whole evaluations on the simulated engine, after everything else. The pipeline files mostly wait on
-        // fixed-time passes, health deadlines and lease expiry, so two share the machine (their pods claim engine
-        // users host-wide); the red-team matrix, ten pods at once, then has it to itself.
+        // Whole evaluations on the simulated engine, after everything else, one file at a time: a pod sharing the
+        // machine with another runs its candidate and stock phases under different loads, which skews the speed
+        // ratio and how far each engine plays into its sessions (and so the gates' samples). The red-team matrix
+        // comes last, its ten pods at once.
         extends: true,
         test: {
           name: "evaluations",
           include: ["**/*.e2e.test.ts"],
           exclude: [...ignored, "lib/red-team/**"],
-          maxWorkers: 2,
+          fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
       },

@@ -92,7 +92,12 @@ describe("the evaluation pipeline on the embedded default", () => {
     const numbered = [...first.events, ...second.events].filter((e) => e.id !== null);
     expect(isFinal(numbered.at(-1)!)).toBe(true);
     const statuses = numbered.filter((e) => e.event === "status").map((e) => (e.data as { status: string }).status);
-    expect(statuses).toEqual(["queued", "fetching", "running", "checking", "scored"]);
+    const ending = await db().evaluation.findUniqueOrThrow({
+      where: { id: created.evaluationId },
+      include: { gates: { where: { passed: false } } },
+    });
+    const why = `${ending.status}: ${ending.reason}; failed gates ${JSON.stringify(ending.gates)}`;
+    expect(statuses, why).toEqual(["queued", "fetching", "running", "checking", "scored"]);
     expect(numbered.filter((e) => e.event === "pass-ended")).toHaveLength(18);
 
     const evaluation = await db().evaluation.findUniqueOrThrow({
