@@ -24,7 +24,7 @@ export default defineConfig({
         // Whole evaluations on the simulated engine, after everything else, one file at a time: a pod sharing the
         // machine with another runs its candidate and stock phases under different loads, which skews the speed
         // ratio and how far each engine plays into its sessions (and so the gates' samples). The red-team matrix
-        // comes last, its ten pods at once.
+        // comes last, five pods at a time.
         extends: true,
         test: {
           name: "evaluations",
