@@ -1,10 +1,11 @@
 import { connect, type Socket } from "node:net";
 
-/** One reply as a bare socket saw it: the request's write time and each SSE event's read time (ns, monotonic). */
+/** One reply as a bare socket saw it: the request's write time, each SSE event's read time and the read that ended it (ns, monotonic). */
 export interface BareReply {
   seed: number;
   sentNs: bigint;
   eventsNs: bigint[];
+  doneNs: bigint;
 }
 
 /**
@@ -30,7 +31,7 @@ export async function bareClientRun(
       const send = () => {
         if (process.hrtime.bigint() >= until) return void resolve();
         const body = JSON.stringify({ seed: nextSeed++ });
-        current = { seed: nextSeed - 1, sentNs: process.hrtime.bigint(), eventsNs: [] };
+        current = { seed: nextSeed - 1, sentNs: process.hrtime.bigint(), eventsNs: [], doneNs: 0n };
         socket.write(
           `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\n` +
             `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
@@ -49,6 +50,7 @@ export async function bareClientRun(
         }
         tail = text.slice(Math.max(at, text.length - 9));
         if (text.endsWith("0\r\n\r\n") && current) {
+          current.doneNs = t;
           replies.push(current);
           current = null;
           tail = "";

@@ -167,8 +167,9 @@ describe("a pass against a scripted server over a real socket", () => {
       pool,
       { passSeconds: 1.5 },
     );
-    // hand-computed from the server's writes: tokens written while both lanes had a request in flight (each request
-    // from its arrival to its response's end), over that time
+    // hand-computed from the server's writes: tokens made while both lanes had a request in flight (each request
+    // from its arrival to its response's end; a write's token made over the time since the request's previous write
+    // or its arrival), over that time
     const truth = serverTruth(server, r.originNs, 0);
     const spans = truth.map((t) => [t.receivedMs, t.endMs] as const);
     const edges = spans
@@ -183,7 +184,14 @@ describe("a pass against a scripted server over a real socket", () => {
       if (live === 1 && d === -1) busy.push([openAt, t]);
     }
     const busyMs = busy.reduce((a, [x, y]) => a + (y - x), 0);
-    const tokens = truth.flatMap((t) => t.writesMs).filter((w) => busy.some(([x, y]) => w >= x && w <= y)).length;
+    const inside = (a: number, b: number) =>
+      busy.reduce((sum, [x, y]) => sum + Math.max(0, Math.min(b, y) - Math.max(a, x)), 0);
+    const tokens = truth
+      .flatMap((t) => t.writesMs.map((w, i) => [i === 0 ? t.receivedMs : t.writesMs[i - 1]!, w] as const))
+      .reduce(
+        (sum, [a, b]) => sum + (b > a ? inside(a, b) / (b - a) : busy.some(([x, y]) => b >= x && b <= y) ? 1 : 0),
+        0,
+      );
     const hand = tokens / (busyMs / 1000);
     expect(Math.abs(r.summary.speed! / hand - 1)).toBeLessThan(0.05);
     expect(Math.abs(r.summary.speed! / (2 * (10 / 0.13)) - 1)).toBeLessThan(0.2);

@@ -21,7 +21,7 @@ describe("speeds by the protocol's definitions", () => {
     expect(requestTimeSpeed([a, b, failed])).toBeCloseTo(8 / 2.0, 10);
   });
 
-  it("team/busy: tokens that arrive while every lane is busy, over that time", () => {
+  it("team/busy: tokens made while every lane is busy, over that time", () => {
     // lane 1: [0, 1000]; lane 2: [200, 700] then [800, 1500]: all busy in [200,700] and [800,1000]
     const l1 = rec({ sent: 0, done: 1000, chunks: [100, 300, 900, 1000], tokens: [1, 1, 1, 1] });
     const l2a = rec({ sent: 200, done: 700, chunks: [400, 650], tokens: [2, 2] });
@@ -31,10 +31,37 @@ describe("speeds by the protocol's definitions", () => {
       [800, 1000],
     ]);
     const r = allLanesBusySpeed([l1, l2a, l2b], 2);
-    // in busy time: l1's 300, 900, 1000 (3), l2a's 400, 650 (4), l2b's 850 (5) = 12 tokens over 0.7 s
-    expect(r.tokens).toBe(12);
+    // each chunk's tokens over the time since its lane's previous chunk (or the send), by the share of it inside:
+    // l1: [0,100] 0, [100,300] 1/2, [300,900] (400 + 100)/600, [900,1000] 1 → 7/3
+    // l2a: [200,400] and [400,650] inside → 4; l2b: [800,850] inside → 5, [850,1200] 150/350 → 5 × 3/7
+    const tokens = 0.5 + 5 / 6 + 1 + 4 + 5 + 15 / 7;
+    expect(r.tokens).toBeCloseTo(tokens, 10);
     expect(r.busyMs).toBe(700);
-    expect(r.speed).toBeCloseTo(12 / 0.7, 10);
+    expect(r.speed).toBeCloseTo(tokens / 0.7, 10);
+  });
+
+  it("team/busy: a chunk arriving just after an interval's end counts as much as one just before it", () => {
+    // lane 2 ends at 1000, and lane 1's chunk of the same engine step lands 1 µs before or after it
+    const at = (t: number) => [
+      rec({ sent: 0, done: 2000, chunks: [500, 990, t, 1990], tokens: [1, 1, 1, 1] }),
+      rec({ sent: 0, done: 1000, chunks: [600, 1000], tokens: [1, 1] }),
+    ];
+    const before = allLanesBusySpeed(at(999.999), 2).tokens;
+    const after = allLanesBusySpeed(at(1000.001), 2).tokens;
+    // counted whole where it arrived, the two would differ by the chunk's token
+    expect(Math.abs(before - after)).toBeLessThan(0.001);
+    // the chunk made over [990, 1000.001] counts 10/10.001 of its token; the others inside count whole
+    expect(after).toBeCloseTo(1 + 1 + 10 / 10.001 + 2, 6);
+  });
+
+  it("team/busy: chunks coalesced into one arrival count whole inside an interval, not at all outside", () => {
+    const l1 = rec({ sent: 0, done: 100, chunks: [50, 50, 100], tokens: [2, 3, 1] });
+    const l2 = rec({ sent: 40, done: 60, chunks: [60], tokens: [1] });
+    // all busy in [40, 60]: l1's [0,50] counts 2 × 10/50, the coalesced 3 at 50 whole, [50,100] 1 × 10/50; l2's 1
+    expect(allLanesBusySpeed([l1, l2], 2).tokens).toBeCloseTo(0.4 + 3 + 0.2 + 1, 10);
+    const late = rec({ sent: 0, done: 200, chunks: [150, 150], tokens: [4, 4] });
+    // the coalesced 4 at 150 lies outside every interval
+    expect(allLanesBusySpeed([late, l2], 2).tokens).toBeCloseTo(4 * (20 / 150) + 1, 10);
   });
 
   it("no all-busy time gives no speed", () => {

@@ -62,8 +62,13 @@ function inIntervals(intervals: readonly [number, number][], t: number): boolean
 }
 
 /**
- * team's and busy's speed (section 4): output tokens per second while every lane is busy. A counted reply's tokens
- * count where their chunk arrived inside an all-busy interval; the time is those intervals' total length.
+ * team's and busy's speed (section 4): output tokens per second while every lane is busy; the time is the all-busy
+ * intervals' total length. A chunk's tokens were made over the time since its lane's previous chunk (the first
+ * chunk's since the request was sent) and count for the share of that time inside the intervals. Counting each
+ * chunk whole where it arrived would make the speed jump by a chunk whenever an arrival and an interval's end trade
+ * places, and they meet at every interval's end: the lane that ends it leaves in the same engine step, the same
+ * write burst, as the other lanes' tokens (on the fidelity benchmark that flipped the speed by 0.4–0.7%; spread,
+ * the judge's speed is within 0.03% of the server's).
  */
 export function allLanesBusySpeed(
   records: readonly Timed[],
@@ -71,12 +76,7 @@ export function allLanesBusySpeed(
 ): { speed: number | null; busyMs: number; tokens: number } {
   const intervals = allBusyIntervals(records, lanes);
   const busyMs = intervals.reduce((a, [s, e]) => a + (e - s), 0);
-  let tokens = 0;
-  for (const r of records) {
-    if (!r.counted) continue;
-    for (let i = 0; i < r.chunkMs.length; i++)
-      if (inIntervals(intervals, r.chunkMs[i]!)) tokens += r.chunkTokens[i] ?? 0;
-  }
+  const tokens = spreadTokensIn(records, intervals);
   return { speed: busyMs > 0 ? tokens / (busyMs / 1000) : null, busyMs, tokens };
 }
 
@@ -132,4 +132,43 @@ export function cacheHit(records: readonly Pick<RequestRecord, "usage">[]): {
     n++;
   }
   return { tokenWeighted: prompt > 0 ? cached / prompt : null, perRequest: n > 0 ? sum / n : null };
+}
+
+/**
+ * Counted tokens inside the sorted, disjoint intervals, each chunk's spread evenly over the time since the lane's
+ * previous chunk (the first chunk's since the request was sent): continuous in every timestamp, so a boundary moved
+ * by δ moves the count by δ times the rate, never by a whole chunk.
+ */
+export function spreadTokensIn(
+  records: readonly Pick<Timed, "counted" | "sentMs" | "chunkMs" | "chunkTokens">[],
+  intervals: readonly [number, number][],
+): number {
+  let tokens = 0;
+  for (const r of records) {
+    if (!r.counted) continue;
+    let from = r.sentMs;
+    for (let i = 0; i < r.chunkMs.length; i++) {
+      const to = r.chunkMs[i]!;
+      const k = r.chunkTokens[i] ?? 0;
+      if (k > 0) tokens += k * overlapShare(intervals, from, to);
+      from = Math.max(from, to);
+    }
+  }
+  return tokens;
+}
+
+/** The share of [from, to] inside the sorted, disjoint intervals; a point counts whole when inside. */
+function overlapShare(intervals: readonly [number, number][], from: number, to: number): number {
+  if (to <= from) return inIntervals(intervals, to) ? 1 : 0;
+  let lo = 0;
+  let hi = intervals.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (intervals[mid]![1] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  let inside = 0;
+  for (let j = lo; j < intervals.length && intervals[j]![0] < to; j++)
+    inside += Math.max(0, Math.min(to, intervals[j]![1]) - Math.max(from, intervals[j]![0]));
+  return inside / (to - from);
 }
