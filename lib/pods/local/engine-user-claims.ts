@@ -1,6 +1,7 @@
 import { link, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "./process-alive";
 
 /**
  * Where this host's local pods claim their engine users: one folder for every worker of the host and user, whatever
@@ -13,15 +14,6 @@ export interface EngineUserClaim {
   /** Hands the claim to the process that now holds the user (the pod's agent, once spawned). */
   holdFor(pid: number): Promise<void>;
   release(): Promise<void>;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
@@ -45,7 +37,7 @@ export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR): Promise
         if (code(error) !== "EEXIST") throw error;
       }
       const holder = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
-      if (Number.isInteger(holder) && holder > 0 && alive(holder)) break;
+      if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) break;
       // stale, or still being written (no pid yet): move it aside, then look at what was moved
       const aside = `${path}.stale-${process.pid}-${attempt}`;
       try {
@@ -55,7 +47,7 @@ export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR): Promise
         throw error;
       }
       const moved = Number.parseInt(await readFile(aside, "utf8").catch(() => ""), 10);
-      if (Number.isInteger(moved) && moved > 0 && alive(moved)) {
+      if (Number.isInteger(moved) && moved > 0 && processAlive(moved)) {
         // a live claim was taken in between: put it back unless a newer one already stands
         await link(aside, path).catch(() => undefined);
         await rm(aside, { force: true });

@@ -8,6 +8,7 @@ import { parseAgentLine } from "../agent/events";
 import { AsyncQueue, lineSplitter } from "../async-queue";
 import type { PodBackend, PodExit, PodHandle, PodInfo, PodLaunch } from "../types";
 import { claimEngineUser } from "./engine-user-claims";
+import { processAlive } from "./process-alive";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -29,15 +30,6 @@ export interface LocalBackendOptions {
   stopGraceMs?: number;
   /** Where pods claim engine users: shared by every worker of the host (default: DEFAULT_CLAIMS_DIR). */
   claimsDir?: string;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -149,7 +141,7 @@ export class LocalPodBackend implements PodBackend {
     };
     signal("SIGTERM");
     const until = Date.now() + (this.options.stopGraceMs ?? 15_000);
-    while (alive(info.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    while (processAlive(info.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
     signal("SIGKILL");
     await rm(this.pidFile(podId), { force: true });
   }
@@ -159,7 +151,7 @@ export class LocalPodBackend implements PodBackend {
       podId: info.podId,
       evaluationId: info.evaluationId,
       attempt: info.attempt,
-      phase: alive(info.pid) ? "running" : "unknown",
+      phase: processAlive(info.pid) ? "running" : "unknown",
     }));
   }
 
