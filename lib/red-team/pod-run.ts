@@ -30,6 +30,8 @@ export interface PodRunOptions {
   env: RedTeamEnv;
   /** Stops the run (SIGTERM to the agent). */
   signal?: AbortSignal;
+  /** How the agent is started: by default its source through tsx, from the repository. */
+  agent?: { command: string; args: string[]; cwd: string };
 }
 
 export interface PodRun {
@@ -74,8 +76,9 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
       SIM_SPEED: String(options.simSpeed),
       ARENA_STOP_GRACE_SECONDS: "10",
     };
-    const child = spawn(process.execPath, ["--import", "tsx", AGENT_MAIN], {
-      cwd: REPO_ROOT,
+    const agent = options.agent ?? { command: process.execPath, args: ["--import", "tsx", AGENT_MAIN], cwd: REPO_ROOT };
+    const child = spawn(agent.command, agent.args, {
+      cwd: agent.cwd,
       env: agentEnv as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
       uid: asUser?.uid,

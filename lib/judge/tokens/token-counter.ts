@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
@@ -25,16 +26,26 @@ export function inlineTokenCounter(): TokenCounter {
 
 type Reply = { id: number; result?: unknown; error?: string };
 
-/**
- * A tokenizer in a worker thread. The worker loads the TypeScript module through tsx's loader, so it runs the same
- * tokenizer code as everything else; `ready` rejects when a worker cannot start here (the caller may fall back).
- */
-export async function threadedTokenCounter(): Promise<TokenCounter> {
+/** The bundled worker beside the code when it runs bundled (lib/pods/agent/bundle), else the source through tsx. */
+export const BUNDLED_TOKEN_WORKER = "token-worker.mjs";
+
+function startTokenWorker(): Worker {
+  const bundled = fileURLToPath(new URL(`./${BUNDLED_TOKEN_WORKER}`, import.meta.url));
+  if (existsSync(bundled)) return new Worker(bundled);
   const workerPath = fileURLToPath(new URL("./token-worker.ts", import.meta.url));
-  const worker = new Worker(
+  return new Worker(
     `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(workerPath)}); });`,
     { eval: true },
   );
+}
+
+/**
+ * A tokenizer in a worker thread. The worker loads the TypeScript module through tsx's loader (or, bundled, its own
+ * bundle), so it runs the same tokenizer code as everything else; `ready` rejects when a worker cannot start here
+ * (the caller may fall back).
+ */
+export async function threadedTokenCounter(): Promise<TokenCounter> {
+  const worker = startTokenWorker();
   worker.unref();
   const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
   let next = 1;

