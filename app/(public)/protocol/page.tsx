@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { type Column, DataTable, type TableSpec } from "@/components/ui/data-table";
 import { Section } from "@/components/ui/section";
+import { BUSY_SPEED_READING } from "@/lib/judge/speeds/speeds";
 import {
   currentProtocol,
   PROTOCOLS,
@@ -165,6 +166,7 @@ export default function ProtocolPage() {
             message to {p.window.cutTo * 100}% of the window
           </Row>
           <Row name="Counting">{p.countsOnly}</Row>
+          <Row name="Busy time">{BUSY_SPEED_READING}</Row>
           <Row name="SpecScore">
             (r_solo · r_team · r_busy)^(1/3) if every gate passes, else 0; r_w is the median over passes
           </Row>

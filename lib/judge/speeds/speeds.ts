@@ -5,6 +5,10 @@ type Timed = Pick<
   "counted" | "outputTokens" | "sentMs" | "lastTokenMs" | "doneMs" | "chunkMs" | "chunkTokens" | "firstTokenMs"
 >;
 
+/** How team's and busy's tokens are read, for the protocol page: what allLanesBusySpeed does, in a reader's words. */
+export const BUSY_SPEED_READING =
+  "every lane is busy from a request's send to its stream's end; a chunk's tokens were made over the time since its lane's previous chunk (the first chunk's since the send) and count by the share of that time inside the all-busy intervals, so a chunk that lands a microsecond either side of an interval's end counts alike";
+
 /** When a request stopped costing its lane: its last token if it counted, else when it ended. */
 const requestEnd = (r: Timed) => (r.counted && r.lastTokenMs !== null ? r.lastTokenMs : r.doneMs);
 
