@@ -5,14 +5,25 @@ export interface MemorySamples {
   peakMib: number;
   totalMib: number;
   failures: number;
+  /** Ticks that found the previous reading still running (nvidia-smi answers in ~25 ms on an idle H200, slower under load). */
+  skipped: number;
 }
 
-/** Samples device memory every `intervalMs` from outside the engine, keeping the peak. */
+/**
+ * Samples device memory every `intervalMs` from outside the engine, keeping the peak. One reading at a time: a probe
+ * slower than the interval skips ticks rather than stacking nvidia-smi processes on a loaded host.
+ */
 export function startMemorySampler(probe: DeviceProbe, intervalMs: number, onSample?: (m: DeviceMemory) => void) {
-  const state: MemorySamples = { samples: 0, peakMib: 0, totalMib: 0, failures: 0 };
+  const state: MemorySamples = { samples: 0, peakMib: 0, totalMib: 0, failures: 0, skipped: 0 };
   let running = true;
+  let reading = false;
   let inFlight: Promise<void> = Promise.resolve();
   const tick = () => {
+    if (reading) {
+      state.skipped += 1;
+      return;
+    }
+    reading = true;
     inFlight = probe()
       .then((m) => {
         state.samples += 1;
@@ -22,6 +33,9 @@ export function startMemorySampler(probe: DeviceProbe, intervalMs: number, onSam
       })
       .catch(() => {
         state.failures += 1;
+      })
+      .finally(() => {
+        reading = false;
       });
   };
   tick();
