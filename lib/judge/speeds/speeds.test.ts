@@ -64,6 +64,14 @@ describe("speeds by the protocol's definitions", () => {
     expect(allLanesBusySpeed([late, l2], 2).tokens).toBeCloseTo(4 * (20 / 150) + 1, 10);
   });
 
+  it("team/busy: a chunk with no whole token passes its time on to the next, as ITL does", () => {
+    // a role chunk at 45 carries no token: the token at 100 was made since the send at 0, and 20 of those 100 ms lie
+    // in the all-busy interval [40, 60]
+    const l1 = rec({ sent: 0, done: 100, chunks: [45, 100], tokens: [0, 1] });
+    const l2 = rec({ sent: 40, done: 60, chunks: [60], tokens: [1] });
+    expect(allLanesBusySpeed([l1, l2], 2).tokens).toBeCloseTo(20 / 100 + 1, 10);
+  });
+
   it("no all-busy time gives no speed", () => {
     const only = rec({ sent: 0, done: 100, chunks: [50], tokens: [1] });
     expect(allLanesBusySpeed([only], 2).speed).toBeNull();

@@ -7,7 +7,7 @@ type Timed = Pick<
 
 /** How team's and busy's tokens are read, for the protocol page: what allLanesBusySpeed does, in a reader's words. */
 export const BUSY_SPEED_READING =
-  "every lane is busy from a request's send to its stream's end; a chunk's tokens were made over the time since its lane's previous chunk (the first chunk's since the send) and count by the share of that time inside the all-busy intervals, so a chunk that lands a microsecond either side of an interval's end counts alike";
+  "every lane is busy from a request's send to its stream's end; a chunk's tokens were made over the time since the lane's previous token arrived (the first token's since the send) and count by the share of that time inside the all-busy intervals, so a chunk that lands a microsecond either side of an interval's end counts alike";
 
 /** When a request stopped costing its lane: its last token if it counted, else when it ended. */
 const requestEnd = (r: Timed) => (r.counted && r.lastTokenMs !== null ? r.lastTokenMs : r.doneMs);
@@ -67,8 +67,8 @@ function inIntervals(intervals: readonly [number, number][], t: number): boolean
 
 /**
  * team's and busy's speed (section 4): output tokens per second while every lane is busy; the time is the all-busy
- * intervals' total length. A chunk's tokens were made over the time since its lane's previous chunk (the first
- * chunk's since the request was sent) and count for the share of that time inside the intervals. Counting each
+ * intervals' total length. A chunk's tokens were made over the time since its lane's previous token arrived (the
+ * first token's since the request was sent) and count for the share of that time inside the intervals. Counting each
  * chunk whole where it arrived would make the speed jump by a chunk whenever an arrival and an interval's end trade
  * places, and they meet at every interval's end: the lane that ends it leaves in the same engine step, the same
  * write burst, as the other lanes' tokens (on the fidelity benchmark that flipped the speed by 0.4–0.7%; spread,
@@ -140,7 +140,7 @@ export function cacheHit(records: readonly Pick<RequestRecord, "usage">[]): {
 
 /**
  * Counted tokens inside the sorted, disjoint intervals, each chunk's spread evenly over the time since the lane's
- * previous chunk (the first chunk's since the request was sent): continuous in every timestamp, so a boundary moved
+ * previous chunk that carried a token (the first such chunk's since the request was sent): continuous in every timestamp, so a boundary moved
  * by δ moves the count by δ times the rate, never by a whole chunk.
  */
 export function spreadTokensIn(
@@ -154,7 +154,9 @@ export function spreadTokensIn(
     for (let i = 0; i < r.chunkMs.length; i++) {
       const to = r.chunkMs[i]!;
       const k = r.chunkTokens[i] ?? 0;
-      if (k > 0) tokens += k * overlapShare(intervals, from, to);
+      // a chunk carrying no whole token (a role chunk, part of a character) passes its time on to the next, as in ITL
+      if (k === 0) continue;
+      tokens += k * overlapShare(intervals, from, to);
       from = Math.max(from, to);
     }
   }
