@@ -3,6 +3,7 @@ export { replyLengths, sampledConversations } from "./adapters";
 export type { ContextLimits, ConversationForCheck } from "./driver/check-context";
 export { cutReply, keptReply, protocolContextLimits, scoringMessages } from "./driver/check-context";
 export type { CheckRun } from "./driver/check-run";
+export { unansweredNote } from "./driver/check-run";
 export { drawAcrossGroups } from "./driver/draw-replies";
 export type { GreedyOptions, ProbePrompt } from "./driver/greedy-probes";
 export { sendGreedyProbes } from "./driver/greedy-probes";

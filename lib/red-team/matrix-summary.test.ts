@@ -25,6 +25,7 @@ function run(mode: string, seed: string, failing: GateKey[], outcome?: PodRun["o
     record: outcome === "void" ? null : record,
     wallSeconds: 1,
     logTail: null,
+    agentLog: [],
   };
 }
 

@@ -43,6 +43,8 @@ export interface PodRun {
   wallSeconds: number;
   /** The agent's last lines when it ended without a result, or the engine's log tail it reported. */
   logTail: string | null;
+  /** The agent's own log events, `level: message`, in order. */
+  agentLog: string[];
 }
 
 /** One evaluation pod, candidate = the simulated engine's `mode`, against the stock engine, as a separate agent. */
@@ -87,6 +89,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
     const onAbort = () => child.kill("SIGTERM");
     options.signal?.addEventListener("abort", onAbort);
     const tail: string[] = [];
+    const agentLog: string[] = [];
     const keep = (line: string) => {
       tail.push(line);
       if (tail.length > 40) tail.shift();
@@ -98,7 +101,10 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
     createInterface({ input: child.stdout }).on("line", (line) => {
       const event = parseAgentLine(line);
       if (event?.type === "result") ended.result = event;
-      else if (event?.type === "log") keep(event.message);
+      else if (event?.type === "log") {
+        keep(event.message);
+        agentLog.push(`${event.level}: ${event.message}`);
+      }
       else if (!event) keep(line);
     });
     const exit = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
@@ -115,6 +121,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
         record: null,
         wallSeconds,
         logTail: null,
+        agentLog,
       };
     }
     if (!got) {
@@ -126,6 +133,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
         record: null,
         wallSeconds,
         logTail: tail.join("\n"),
+        agentLog,
       };
     }
     let record: ResultRecord | null = null;
@@ -140,6 +148,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
           record: null,
           wallSeconds,
           logTail: null,
+          agentLog,
         };
       }
       record = parsed.data;
@@ -152,6 +161,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
       record,
       wallSeconds,
       logTail: got.logTail ?? null,
+      agentLog,
     };
   } finally {
     await rm(base, { recursive: true, force: true });

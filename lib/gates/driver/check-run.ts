@@ -29,3 +29,17 @@ export async function runCheck<I, T>(
   errors.sort((a, b) => a.index - b.index);
   return { values, unanswered: errors.length, errors };
 }
+
+/**
+ * What a check run left unanswered, in a line for the evaluation's log (null when it answered everything): the
+ * count, and the first few errors, so a submitter whose engine fails the answers rule sees why.
+ */
+export function unansweredNote(who: string, what: string, run: CheckRun<unknown>, shown = 3): string | null {
+  if (run.unanswered === 0) return null;
+  const first = run.errors
+    .slice(0, shown)
+    .map((e) => `#${e.index + 1}: ${e.message.length > 200 ? `${e.message.slice(0, 200)}…` : e.message}`)
+    .join("; ");
+  const more = run.errors.length > shown ? `; ${run.errors.length - shown} more` : "";
+  return `${who} left ${run.unanswered} of ${run.values.length} ${what} unanswered (${first}${more})`;
+}

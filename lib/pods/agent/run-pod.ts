@@ -8,6 +8,7 @@ import {
   scoreFixedTexts,
   scoreSampledReplies,
   sendGreedyProbes,
+  unansweredNote,
 } from "../../gates";
 import {
   createJudgeAgent,
@@ -252,6 +253,19 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
     const sampledC = await scoreSampledReplies(endpointS, candidateReplies, { tokenizer, template });
     const sampledS = await scoreSampledReplies(endpointS, stockReplies, { tokenizer, template });
     await stopRole(s);
+
+    // what went unanswered, and why, for the evaluation's log: the answers rule fails on the count alone
+    for (const [who, what, run] of [
+      ["the candidate", "greedy probes", greedyC],
+      ["the candidate", "fixed texts", fidelityC],
+      ["the stock engine", "greedy probes", greedyS],
+      ["the stock engine", "fixed texts", fidelityS],
+      ["the stock engine", "scorings of the candidate's sampled replies", sampledC],
+      ["the stock engine", "scorings of its own sampled replies", sampledS],
+    ] as const) {
+      const note = unansweredNote(who, what, run);
+      if (note) emit({ type: "log", level: "warn", message: note });
+    }
 
     // 5. The gates and the score.
     emit({ type: "phase", phase: "gates" });

@@ -2,6 +2,7 @@ import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GATE_REASONS } from "@/lib/gates/record/reasons";
 import { WORKLOAD_IDS } from "@/lib/protocol";
 import { redTeamEnv } from "@/lib/red-team/env";
 import { runPodFor } from "@/lib/red-team/pod-run";
@@ -9,8 +10,8 @@ import { AGENT_BUNDLE_ENTRY, buildAgentBundle } from "./build-agent-bundle";
 
 /**
  * The bundle a Kubernetes pod runs (k8s/README.md): built outside the repository, started by its own Node with no
- * node_modules anywhere above it, it plays a whole evaluation pod (the simulated stock engine against itself) and
- * reports a result record, as the agent from source does.
+ * node_modules anywhere above it, it plays a whole evaluation pod and reports a result record and its log, as the
+ * agent from source does.
  */
 describe("the pod agent bundle", () => {
   let base: string;
@@ -40,10 +41,12 @@ describe("the pod agent bundle", () => {
   });
 
   it(
-    "runs a whole evaluation pod from outside the repository",
+    "runs a whole evaluation pod from outside the repository, and logs why check requests went unanswered",
     async () => {
+      // the simulated engine's "failing" mode fails a tenth of its requests, from a fixed seed: on a fresh engine the
+      // fourth request errs, so the candidate's restart for the checks leaves its fourth greedy probe unanswered
       const run = await runPodFor({
-        mode: "stock",
+        mode: "failing",
         seed: "bundle",
         profile: "ci",
         task: "qwen3-8b",
@@ -51,15 +54,17 @@ describe("the pod agent bundle", () => {
         env: redTeamEnv(process.env),
         agent: { command: join(bundle, "node"), args: [join(bundle, AGENT_BUNDLE_ENTRY)], cwd: base },
       });
-      expect(run.outcome, `${run.reason}\n${run.logTail ?? ""}`).not.toBe("error");
-      expect(run.outcome).not.toBe("void");
+      expect(run.outcome, `${run.reason}\n${run.logTail ?? ""}`).toBe("failed");
       expect(run.record).not.toBeNull();
-      // the stock engine against itself: every workload measured, at a ratio near 1
-      for (const w of WORKLOAD_IDS) {
-        expect(run.record!.ratios[w].passes.length).toBe(3);
-        expect(run.record!.ratios[w].ratio).toBeGreaterThan(0.5);
-        expect(run.record!.ratios[w].ratio).toBeLessThan(2);
-      }
+      for (const w of WORKLOAD_IDS) expect(run.record!.ratios[w].passes.length).toBe(3);
+      // one of eight probes is more than the 10% a check may leave unanswered
+      expect(run.reason).toBe(GATE_REASONS.answers);
+      const note = run.agentLog.find((l) => l.includes("greedy probes unanswered"));
+      expect(note, run.agentLog.join("\n")).toMatch(
+        /^warn: the candidate left 1 of 8 greedy probes unanswered \(#4: engine answered 5\d\d: .+\)$/,
+      );
+      // the stock engine answered everything: no note names it
+      expect(run.agentLog.filter((l) => l.includes("the stock engine left"))).toEqual([]);
     },
     10 * 60_000,
   );
