@@ -140,8 +140,8 @@ export function cacheHit(records: readonly Pick<RequestRecord, "usage">[]): {
 
 /**
  * Counted tokens inside the sorted, disjoint intervals, each chunk's spread evenly over the time since the lane's
- * previous chunk that carried a token (the first such chunk's since the request was sent): continuous in every timestamp, so a boundary moved
- * by δ moves the count by δ times the rate, never by a whole chunk.
+ * previous chunk that carried a token (the first such chunk's since the request was sent): continuous in every
+ * timestamp, so a boundary moved by δ moves the count by δ times the rate, never by a whole chunk.
  */
 export function spreadTokensIn(
   records: readonly Pick<Timed, "counted" | "sentMs" | "chunkMs" | "chunkTokens">[],
