@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { RadioOptions } from "@/components/ui/radio-options";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import type { BoardEntry } from "@/lib/board/board-entry";
 import { entryLabel, SERIES_COLOURS } from "@/lib/board/entry-label";
 import { formatMs } from "@/lib/board/format";
@@ -25,6 +26,8 @@ export function LatencyCompare({ entries }: { entries: BoardEntry[] }) {
   const [picked, setPicked] = useState<string[]>(() => candidates.slice(0, 2).map((e) => e.evaluationId));
   const [workload, setWorkload] = useState<WorkloadId>("solo");
   const id = useId();
+  // a box ticked before React hydrates would change the page's checkbox and not its state
+  const hydrated = useHydrated();
   if (candidates.length === 0) {
     return (
       <p className="text-slate-600">
@@ -40,7 +43,7 @@ export function LatencyCompare({ entries }: { entries: BoardEntry[] }) {
   return (
     <div className="grid gap-4 lg:grid-cols-[16rem_1fr]">
       <div className="space-y-3">
-        <fieldset>
+        <fieldset disabled={!hydrated}>
           <legend className="font-medium">Entries to compare</legend>
           <ul className="mt-1 max-h-72 space-y-1 overflow-y-auto text-sm">
             {candidates.map((e) => (
@@ -59,7 +62,7 @@ export function LatencyCompare({ entries }: { entries: BoardEntry[] }) {
             ))}
           </ul>
         </fieldset>
-        <fieldset>
+        <fieldset disabled={!hydrated}>
           <legend className="font-medium">Workload</legend>
           <div className="mt-1 flex gap-3 text-sm">
             <RadioOptions name={`${id}-workload`} options={WORKLOAD_IDS} value={workload} onChange={setWorkload} />

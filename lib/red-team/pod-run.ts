@@ -104,8 +104,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
       else if (event?.type === "log") {
         keep(event.message);
         agentLog.push(`${event.level}: ${event.message}`);
-      }
-      else if (!event) keep(line);
+      } else if (!event) keep(line);
     });
     const exit = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     options.signal?.removeEventListener("abort", onAbort);
