@@ -23,6 +23,8 @@ test("a reader picks two entries on a task board and compares their TTFT and TPO
     has: page.getByRole("heading", { name: "Compare latency distributions" }),
   });
   const boxes = compare.getByRole("checkbox");
+  // the board streams in after the page's loading state, and its boxes are enabled once React has hydrated
+  await expect(boxes.first()).toBeEnabled();
   for (const box of await boxes.all()) if (await box.isChecked()) await box.uncheck();
   await expect(compare.getByText("Pick one or more entries")).toBeVisible();
 
