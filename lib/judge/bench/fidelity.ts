@@ -18,7 +18,7 @@ import { request } from "undici";
 import { createJudgeAgent } from "../client/http-agent";
 import { runPass } from "../run/run-pass";
 import type { PassPlan } from "../sessions/plan";
-import { allBusyIntervals, spreadTokensIn } from "../speeds/speeds";
+import { allBusyIntervals, intervalsMs, spreadTokensIn } from "../speeds/speeds";
 import { percentiles } from "../stats";
 import { fixturePool, testProfile } from "../testing/fixture-pool";
 import { createTokenCounter } from "../tokens/token-counter";
@@ -56,8 +56,6 @@ interface Span {
 
 const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-const busyMsOf = (intervals: [number, number][]) => intervals.reduce((a, [s, e]) => a + (e - s), 0);
-
 /**
  * The protocol's busy speed over spans on one clock (one token per write), as the judge computes it (each write's
  * token made over the time since the previous one) and, for comparison, with each token counted whole where it was
@@ -65,7 +63,7 @@ const busyMsOf = (intervals: [number, number][]) => intervals.reduce((a, [s, e])
  */
 function busySpeeds(spans: Span[]) {
   const intervals = allBusyIntervals(spans, LANES);
-  const seconds = busyMsOf(intervals) / 1000;
+  const seconds = intervalsMs(intervals) / 1000;
   const records = spans.map((x) => ({
     counted: true,
     sentMs: x.sentMs,

@@ -52,6 +52,10 @@ export function allBusyIntervals(
   return out;
 }
 
+/** The total length of disjoint intervals. */
+export const intervalsMs = (intervals: readonly [number, number][]): number =>
+  intervals.reduce((a, [s, e]) => a + (e - s), 0);
+
 function inIntervals(intervals: readonly [number, number][], t: number): boolean {
   let lo = 0;
   let hi = intervals.length - 1;
@@ -79,7 +83,7 @@ export function allLanesBusySpeed(
   lanes: number,
 ): { speed: number | null; busyMs: number; tokens: number } {
   const intervals = allBusyIntervals(records, lanes);
-  const busyMs = intervals.reduce((a, [s, e]) => a + (e - s), 0);
+  const busyMs = intervalsMs(intervals);
   const tokens = spreadTokensIn(records, intervals);
   return { speed: busyMs > 0 ? tokens / (busyMs / 1000) : null, busyMs, tokens };
 }

