@@ -3,7 +3,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { env } from "../env";
 import { getTask, type TaskId } from "../protocol";
-import { copyTokenizerFiles } from "../tokenizer/qwen3-tokenizer";
+import { copyQwen3TokenizerFiles } from "../tokenizer/packaged-qwen3";
+import { checkTokenizerDir, TOKENIZER_FILE } from "../tokenizer/target-tokenizer";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -31,17 +32,29 @@ export function stockEngineDir(): string {
 }
 
 /**
- * The sealed target of a task. With real engines it is the operators' checkpoint directory; on the
- * embedded default it is made once: the target's tokenizer files and a note of the size it stands for.
+ * The sealed target of a task, which is also its tokenizer directory (`TOKENIZER`): the judge counts with it and
+ * the checks render with it. With real engines it is the operators' checkpoint directory, and must hold the
+ * tokenizer files (an error names what it lacks). On the embedded default it is made once: Qwen3's tokenizer files,
+ * unless the directory holds a tokenizer.json of its own (a test's target, kept as it is), and a note of the size
+ * it stands for.
  */
 export async function targetDir(taskId: TaskId): Promise<string> {
   const base = env().TARGETS_DIR ? resolve(env().TARGETS_DIR!) : join(dataDir(), "targets");
   const dir = join(base, taskId);
-  if (env().ENGINE_RUNTIME === "vllm") return dir;
+  if (env().ENGINE_RUNTIME === "sim") await makeSimulatedTarget(taskId, dir);
+  try {
+    checkTokenizerDir(dir);
+  } catch (error) {
+    throw new Error(`the target of ${taskId} cannot be judged: ${(error as Error).message}`);
+  }
+  return dir;
+}
+
+async function makeSimulatedTarget(taskId: TaskId, dir: string): Promise<void> {
   const marker = join(dir, "arena-target.json");
+  await mkdir(dir, { recursive: true });
+  if (!(await stat(join(dir, TOKENIZER_FILE)).catch(() => null))) await copyQwen3TokenizerFiles(dir);
   if (!(await stat(marker).catch(() => null))) {
-    await mkdir(dir, { recursive: true });
-    await copyTokenizerFiles(dir);
     const task = getTask(taskId);
     await writeFile(
       marker,
@@ -53,7 +66,6 @@ export async function targetDir(taskId: TaskId): Promise<string> {
       }),
     );
   }
-  return dir;
 }
 
 /** The target's bytes: its safetensors on disk, or the size a simulated target stands for. */

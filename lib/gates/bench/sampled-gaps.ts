@@ -8,7 +8,7 @@ import { z } from "zod";
 import { currentProtocol, getTask } from "@/lib/protocol";
 import { type Mode, type SimEngine, startSimEngine } from "@/lib/sim-engine";
 import { ChatTemplate } from "@/lib/tokenizer/chat-template";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import type { ConversationForCheck } from "../driver/check-context";
 import { runCheck } from "../driver/check-run";
 import { streamChat } from "../driver/openai-client";
@@ -32,8 +32,8 @@ const pool = readFileSync("/work/shared/data/spec-bench/data/spec_bench/question
   .map((l) => (JSON.parse(l) as { turns: string[] }).turns[0]!);
 const questions = Array.from({ length: replies }, (_, i) => pool[i % pool.length]!);
 
-const tokenizer = defaultTokenizer();
-const template = new ChatTemplate(tokenizer.chatTemplate);
+const tokenizer = qwen3Tokenizer();
+const template = new ChatTemplate(tokenizer);
 const { sampling } = currentProtocol();
 const task = getTask("qwen3-8b");
 

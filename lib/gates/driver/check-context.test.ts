@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "@/lib/tokenizer/chat-template";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { cutReply, keptReply, scoringMessages } from "./check-context";
 
-const tok = defaultTokenizer();
+const tok = qwen3Tokenizer();
 const words = (n: number, word: string) => Array.from({ length: n }, () => word).join(" ");
 
 describe("scoringMessages", () => {

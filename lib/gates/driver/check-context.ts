@@ -1,6 +1,6 @@
 import { currentProtocol } from "@/lib/protocol";
 import type { ChatMessage, ToolSchema } from "@/lib/tokenizer/chat-template";
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 
 /** A reply after the conversation that produced it: a sampled reply to score, or a fixed text of the pool. */
 export interface ConversationForCheck {

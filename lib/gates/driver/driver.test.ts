@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatTemplate, type ToolSchema } from "@/lib/tokenizer/chat-template";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { fidelity } from "../stats/fidelity";
 import { greedyAgreement } from "../stats/greedy-agreement";
-import { startToyServer, type ToyServer, toyModel } from "../testing/prompt-logprobs-server";
+import { startToyServer, type ToyServer, toyModelOf } from "../testing/prompt-logprobs-server";
 import type { ConversationForCheck } from "./check-context";
 import { sendGreedyProbes } from "./greedy-probes";
 import { scoreFixedTexts, scoreSampledReplies } from "./score-texts";
 
-const tokenizer = defaultTokenizer();
-const template = new ChatTemplate(tokenizer.chatTemplate);
+const tokenizer = qwen3Tokenizer();
+const template = new ChatTemplate(tokenizer);
 const tools: ToolSchema[] = [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }];
 const filler = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}: the quick brown fox`).join("\n");
 
@@ -70,7 +70,7 @@ describe("the check driver over a real socket", () => {
       let logprobSum = 0;
       let notFirstChoice = 0;
       for (let j = before.length; j < ids.length; j++) {
-        const s = toyModel.score(ids[j - 1]!, ids[j]!);
+        const s = toyModelOf(tokenizer).score(ids[j - 1]!, ids[j]!);
         logprobSum += s.logprob;
         if (s.rank !== 1) notFirstChoice++;
       }

@@ -1,6 +1,6 @@
 import { currentProtocol } from "@/lib/protocol";
 import type { ChatMessage, ToolSchema } from "@/lib/tokenizer/chat-template";
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { type CheckRun, runCheck } from "./check-run";
 import { type EngineEndpoint, type RequestOptions, streamChat } from "./openai-client";
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { type ChatMessage, ChatTemplate, type ToolSchema } from "@/lib/tokenizer/chat-template";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { scoringMessages } from "./check-context";
 import { renderForScoring } from "./reply-span";
 
-const tok = defaultTokenizer();
-const template = new ChatTemplate(tok.chatTemplate);
+const tok = qwen3Tokenizer();
+const template = new ChatTemplate(tok);
 
 const conversation: ChatMessage[] = [
   { role: "system", content: "You are a coding agent." },

@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatTemplate, ToolSchema } from "@/lib/tokenizer/chat-template";
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 
 /** A scored prompt as the engine tokenizes it, and where the final message's tokens lie in it. */
 export interface ScoredPrompt {

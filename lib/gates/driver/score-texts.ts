@@ -1,5 +1,5 @@
 import type { ChatTemplate } from "@/lib/tokenizer/chat-template";
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import type { ReplyScore } from "../judge-evaluation";
 import { type ContextLimits, type ConversationForCheck, protocolContextLimits, scoringMessages } from "./check-context";
 import { type CheckRun, runCheck } from "./check-run";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getTask } from "@/lib/protocol";
 import { type SimEngine, startSimEngine } from "@/lib/sim-engine";
 import { ChatTemplate, type ToolSchema } from "@/lib/tokenizer/chat-template";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { fidelity } from "../stats/fidelity";
 import { greedyAgreement } from "../stats/greedy-agreement";
 import { findOffload } from "../stats/offload-log";
@@ -10,8 +10,8 @@ import type { ConversationForCheck } from "./check-context";
 import { type ProbePrompt, sendGreedyProbes } from "./greedy-probes";
 import { scoreFixedTexts, scoreSampledReplies } from "./score-texts";
 
-const tokenizer = defaultTokenizer();
-const template = new ChatTemplate(tokenizer.chatTemplate);
+const tokenizer = qwen3Tokenizer();
+const template = new ChatTemplate(tokenizer);
 const tools: ToolSchema[] = [{ type: "function", function: { name: "bash", description: "run a shell command" } }];
 const options = { tokenizer, template, timeoutMs: 30_000 };
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatMessage, ChatTemplate, ToolSchema } from "@/lib/tokenizer/chat-template";
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 
 /**
  * A minimal vLLM-shaped server for the check driver's tests: `/v1/chat/completions`, streamed greedy replies and
@@ -35,16 +35,37 @@ const hash = (...xs: number[]) => {
   return (Math.imul(h, 0x5bd1e995) ^ (h >>> 15)) >>> 0;
 };
 
-/** The toy target: each token's favourite successor, and how likely it finds any other. */
-export const toyModel = {
-  argmax: (prev: number) => 1000 + (hash(prev, 0x9e37) % 60000),
-  stops: (prev: number) => hash(prev, 7) % 25 === 0,
-  score(prev: number, token: number): { logprob: number; rank: number } {
-    if (token === toyModel.argmax(prev)) return { logprob: -0.02, rank: 1 };
-    const h = hash(prev, token);
-    return { logprob: -(1 + (h % 400) / 100), rank: 2 + (h % 30) };
-  },
-};
+export interface ToyModel {
+  argmax(prev: number): number;
+  stops(prev: number): boolean;
+  score(prev: number, token: number): { logprob: number; rank: number };
+}
+
+/**
+ * The toy target over a tokenizer's vocabulary: each token's favourite successor (an ordinary token from id 1000 on),
+ * and how likely it finds any other.
+ */
+export function toyModelOf(tokenizer: Pick<TargetTokenizer, "vocabSize" | "specialIds">): ToyModel {
+  const span = Math.min(60000, tokenizer.vocabSize - 1000);
+  if (span < 1000)
+    throw new Error(`the toy server needs a vocabulary of 2,000 tokens at least (${tokenizer.vocabSize})`);
+  /** The first ordinary token from `id` on, wrapping within [1000, 1000 + span). */
+  const ordinary = (id: number) => {
+    let x = id;
+    while (tokenizer.specialIds.has(x)) x = 1000 + ((x - 1000 + 1) % span);
+    return x;
+  };
+  const model: ToyModel = {
+    argmax: (prev) => ordinary(1000 + (hash(prev, 0x9e37) % span)),
+    stops: (prev) => hash(prev, 7) % 25 === 0,
+    score(prev, token) {
+      if (token === model.argmax(prev)) return { logprob: -0.02, rank: 1 };
+      const h = hash(prev, token);
+      return { logprob: -(1 + (h % 400) / 100), rank: 2 + (h % 30) };
+    },
+  };
+  return model;
+}
 
 function renderPrompt(options: ToyServerOptions, body: Record<string, unknown>): string {
   const messages = body.messages as ChatMessage[];
@@ -66,7 +87,7 @@ function renderPrompt(options: ToyServerOptions, body: Record<string, unknown>):
   );
 }
 
-function promptLogprobs(options: ToyServerOptions, ids: number[]) {
+function promptLogprobs(options: ToyServerOptions, toyModel: ToyModel, ids: number[]) {
   const out: (Record<string, { logprob: number; rank: number; decoded_token: string }> | null)[] = [null];
   for (let i = 1; i < ids.length; i++) {
     const prev = ids[i - 1]!;
@@ -83,12 +104,15 @@ function promptLogprobs(options: ToyServerOptions, ids: number[]) {
   return out;
 }
 
-function greedyReply(options: ToyServerOptions, ids: number[], maxTokens: number): number[] {
+function greedyReply(options: ToyServerOptions, toyModel: ToyModel, ids: number[], maxTokens: number): number[] {
   const out: number[] = [];
   let prev = ids[ids.length - 1]!;
   while (out.length < maxTokens && !toyModel.stops(prev)) {
     let next = toyModel.argmax(prev);
-    if (options.greedyDriftAfter !== undefined && out.length >= options.greedyDriftAfter) next = 1000 + (next % 777);
+    if (options.greedyDriftAfter !== undefined && out.length >= options.greedyDriftAfter) {
+      next = 1000 + (next % 777);
+      while (options.tokenizer.specialIds.has(next)) next++;
+    }
     out.push(next);
     prev = next;
   }
@@ -102,6 +126,7 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 export async function startToyServer(options: ToyServerOptions): Promise<ToyServer> {
+  const toyModel = toyModelOf(options.tokenizer);
   let count = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
@@ -116,7 +141,7 @@ export async function startToyServer(options: ToyServerOptions): Promise<ToyServ
     }
     const ids = options.tokenizer.encode(renderPrompt(options, body));
     const maxTokens = typeof body.max_tokens === "number" ? body.max_tokens : 16;
-    const reply = greedyReply(options, ids, maxTokens);
+    const reply = greedyReply(options, toyModel, ids, maxTokens);
     if (body.stream === true) {
       res.writeHead(200, { "content-type": "text/event-stream" });
       for (const id of reply) {
@@ -135,7 +160,7 @@ export async function startToyServer(options: ToyServerOptions): Promise<ToyServ
         object: "chat.completion",
         choices: [{ index: 0, message: { role: "assistant", content: options.tokenizer.decode(reply.slice(0, 1)) } }],
         usage: { prompt_tokens: ids.length, completion_tokens: 1 },
-        prompt_logprobs: typeof body.prompt_logprobs === "number" ? promptLogprobs(options, ids) : null,
+        prompt_logprobs: typeof body.prompt_logprobs === "number" ? promptLogprobs(options, toyModel, ids) : null,
       }),
     );
   };

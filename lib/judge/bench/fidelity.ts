@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
+import { qwen3TokenizerDir } from "../../tokenizer/packaged-qwen3";
 import { createJudgeAgent } from "../client/http-agent";
 import { runPass } from "../run/run-pass";
 import type { PassPlan } from "../sessions/plan";
@@ -86,7 +87,7 @@ const abs = (xs: number[]) => xs.map(Math.abs);
 async function fidelity() {
   const { url, child } = await startServer(["programmed"]);
   const dispatcher = createJudgeAgent();
-  const counter = await createTokenCounter();
+  const counter = await createTokenCounter(qwen3TokenizerDir());
   try {
     const pool = fixturePool({ perFamily: 40, turns: 400, maxTokens: 256 });
     const queues = Array.from({ length: LANES }, (_, i) => [pool.sessions[2 * i]!, pool.sessions[2 * i + 1]!]);
@@ -243,7 +244,7 @@ async function ceiling() {
   const burstTokens = 4000;
   const { url, child } = await startServer(["burst", String(burstTokens)]);
   const dispatcher = createJudgeAgent();
-  const counter = await createTokenCounter();
+  const counter = await createTokenCounter(qwen3TokenizerDir());
   try {
     const pool = fixturePool({ perFamily: 40, turns: 400, maxTokens: 100_000 });
     for (const lanes of [1, 4, 20]) {

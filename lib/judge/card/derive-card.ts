@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { dataDirFromArgs } from "../pool/data-dir";
 import { importMlcommons } from "../pool/importers/mlcommons";
 import { importMtBench } from "../pool/importers/mt-bench";
@@ -17,7 +17,7 @@ import { distributionOf } from "./distribution";
 import type { WorkloadCard } from "./workload-card";
 
 const data = dataDirFromArgs(process.argv.slice(2));
-const tok = defaultTokenizer();
+const tok = qwen3Tokenizer();
 const tokens = (s: string) => tok.encode(s).length;
 
 // --- agent traces ---

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { QWEN3_TOKENIZER_NAME, qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { workloadCard } from "../card/workload-card";
 import { buildPool } from "./build-pool";
 import { dataCard } from "./data-card";
@@ -14,7 +14,8 @@ import { serializePool } from "./load";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = dataDirFromArgs(process.argv.slice(2));
-const pool = buildPool(dataDir, "dev", workloadCard(), defaultTokenizer());
+// counted with the packaged Qwen3 tokenizer; the pool's meta line says so, and a target with another one recounts
+const pool = buildPool(dataDir, "dev", workloadCard(), qwen3Tokenizer(), { tokenizerName: QWEN3_TOKENIZER_NAME });
 mkdirSync(join(here, "data"), { recursive: true });
 const text = serializePool(pool);
 writeFileSync(join(here, "data/dev.jsonl"), text);

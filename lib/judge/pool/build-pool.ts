@@ -1,4 +1,4 @@
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { sample } from "../card/distribution";
 import type { WorkloadCard } from "../card/workload-card";
 import { hash32, rng } from "../rng";
@@ -74,13 +74,16 @@ function toSession(c: RawConversation, index: number, card: WorkloadCard, tok: T
   };
 }
 
-/** Builds one split of the pool from the public data: `dev` (the published share) or `test` (the held-out share). */
+/**
+ * Builds one split of the pool from the public data: `dev` (the published share) or `test` (the held-out share).
+ * Its token counts are `tok`'s, and the pool says so (`countedBy`, named `options.tokenizerName` for people).
+ */
 export function buildPool(
   dataDir: string,
   split: "dev" | "test",
   card: WorkloadCard,
   tok: TargetTokenizer,
-  options: { key?: string } = {},
+  options: { key?: string; tokenizerName?: string } = {},
 ): Pool {
   const apps = new Map<string, App>();
   const sessions: Session[] = [];
@@ -102,5 +105,6 @@ export function buildPool(
   }
   const used = new Set(sessions.map((s) => s.app));
   for (const id of [...apps.keys()]) if (!used.has(id)) apps.delete(id);
-  return { apps, sessions };
+  const countedBy = { fingerprint: tok.fingerprint, ...(options.tokenizerName ? { name: options.tokenizerName } : {}) };
+  return { apps, sessions, countedBy };
 }

@@ -1,8 +1,12 @@
 import { readFileSync } from "node:fs";
-import { type App, type Pool, poolLineZ, type Session } from "./schema";
+import { type App, type Pool, type PoolMeta, poolLineZ, type Session } from "./schema";
 
-/** Parses pool JSONL text: app lines and session lines in any order; every session's app must exist. */
+/**
+ * Parses pool JSONL text: app lines and session lines in any order, after at most one meta line (which tokenizer
+ * counted the pool); every session's app must exist.
+ */
 export function parsePool(text: string, origin = "pool"): Pool {
+  let meta: PoolMeta | null = null;
   const apps = new Map<string, App>();
   const sessions: Session[] = [];
   const ids = new Set<string>();
@@ -22,7 +26,11 @@ export function parsePool(text: string, origin = "pool"): Pool {
       throw new Error(`${origin}:${i + 1}: ${issue?.path.join(".") || "line"}: ${issue?.message ?? "invalid"}`);
     }
     const line = parsed.data;
-    if (line.type === "app") {
+    if (line.type === "meta") {
+      if (meta || apps.size > 0 || sessions.length > 0)
+        throw new Error(`${origin}:${i + 1}: the meta line must come first, once`);
+      meta = line;
+    } else if (line.type === "app") {
       if (apps.has(line.id)) throw new Error(`${origin}:${i + 1}: app "${line.id}" defined twice`);
       apps.set(line.id, line);
     } else {
@@ -38,7 +46,7 @@ export function parsePool(text: string, origin = "pool"): Pool {
       throw new Error(`${origin}: session "${s.id}" is ${s.family} but app "${s.app}" is ${app.family}`);
   }
   if (sessions.length === 0) throw new Error(`${origin}: the pool holds no sessions`);
-  return { apps, sessions };
+  return meta ? { apps, sessions, countedBy: meta.countedBy } : { apps, sessions };
 }
 
 export function loadPool(path: string): Pool {
@@ -53,6 +61,7 @@ export function loadPool(path: string): Pool {
 
 export function serializePool(pool: Pool): string {
   const lines: string[] = [];
+  if (pool.countedBy) lines.push(JSON.stringify({ type: "meta", countedBy: pool.countedBy } satisfies PoolMeta));
   for (const app of pool.apps.values()) lines.push(JSON.stringify(app));
   for (const s of pool.sessions) lines.push(JSON.stringify(s));
   return `${lines.join("\n")}\n`;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { workloadCard } from "../card/workload-card";
 import { isHeldOut } from "./build-pool";
 import { DEFAULT_DATA_DIR } from "./data-dir";
@@ -9,7 +10,7 @@ import { importAider } from "./importers/aider";
 import { importMlcommons } from "./importers/mlcommons";
 import { importMtBench } from "./importers/mt-bench";
 import { importSpecBench } from "./importers/spec-bench";
-import { loadPool, parsePool } from "./load";
+import { loadPool, parsePool, serializePool } from "./load";
 import { DEV_POOL_PATH } from "./paths";
 import { fixedTexts, greedyProbes } from "./probes";
 import { makeTestPool } from "./test-pool";
@@ -44,6 +45,24 @@ describe("the pool format", () => {
     ).toThrow(/maxTokens/);
     expect(() => loadPool("/no/such/pool.jsonl")).toThrow(/cannot read pool/);
   });
+
+  it("says which tokenizer counted it in a first meta line, kept through a round trip", () => {
+    const fingerprint = "ab".repeat(32);
+    const meta = { type: "meta", countedBy: { fingerprint, name: "some tokenizer" } };
+    const pool = parsePool(jsonl(meta, app, session("x")));
+    expect(pool.countedBy).toEqual({ fingerprint, name: "some tokenizer" });
+    expect(serializePool(pool).split("\n")[0]).toBe(JSON.stringify(meta));
+    expect(parsePool(serializePool(pool)).countedBy).toEqual(pool.countedBy);
+    expect(parsePool(jsonl(app, session("x"))).countedBy).toBeUndefined();
+    expect(serializePool(parsePool(jsonl(app, session("x"))))).not.toContain('"meta"');
+    expect(() => parsePool(jsonl(app, meta, session("x")), "p.jsonl")).toThrow(
+      /p\.jsonl:2: the meta line must come first/,
+    );
+    expect(() => parsePool(jsonl(meta, meta, app, session("x")), "p.jsonl")).toThrow(/p\.jsonl:2: the meta line/);
+    expect(() =>
+      parsePool(jsonl({ type: "meta", countedBy: { fingerprint: "qwen3" } }, app, session("x")), "p.jsonl"),
+    ).toThrow(/p\.jsonl:1: countedBy\.fingerprint: must be a sha256 in hex/);
+  });
 });
 
 describe("the public dev pool", () => {
@@ -68,6 +87,14 @@ describe("the public dev pool", () => {
     }
     for (const a of pool.apps.values()) expect(a.systemTokens).toBeGreaterThan(0);
     expect(pool.sessions.some((s) => isHeldOut(s.source, s.sourceItem))).toBe(false);
+  });
+
+  it("names the packaged Qwen3 tokenizer as what counted it, and its counts are that tokenizer's", () => {
+    const tok = qwen3Tokenizer();
+    expect(pool.countedBy?.fingerprint).toBe(tok.fingerprint);
+    for (const s of pool.sessions.filter((_, i) => i % 50 === 0))
+      for (const t of s.turns) expect(t.tokens).toBe(tok.encode(t.content).length);
+    for (const a of pool.apps.values()) expect(a.systemTokens).toBe(tok.encode(a.systemPrompt).length);
   });
 
   it("gives greedy probes built like timed requests, and fixed texts, deterministically", () => {
@@ -117,6 +144,7 @@ describe("importers of the public data", () => {
       const test = makeTestPool(DEFAULT_DATA_DIR, path);
       const reloaded = loadPool(path);
       expect(reloaded.sessions.length).toBe(test.sessions.length);
+      expect(reloaded.countedBy?.fingerprint).toBe(qwen3Tokenizer().fingerprint);
       expect(test.sessions.length).toBeGreaterThan(200);
       expect(test.sessions.every((s) => isHeldOut(s.source, s.sourceItem))).toBe(true);
       const dev = new Set(loadPool(DEV_POOL_PATH).sessions.map((s) => `${s.source}|${s.sourceItem}`));

@@ -50,15 +50,34 @@ export const sessionZ = z.object({
   turns: z.array(turnZ).min(1),
 });
 
-export const poolLineZ = z.discriminatedUnion("type", [appZ, sessionZ]);
+/** sha256 (hex) of the tokenizer.json that counted something: `TargetTokenizer.fingerprint`. */
+export const tokenizerFingerprintZ = z.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 in hex");
+
+/**
+ * The pool's provenance, its first line: which tokenizer counted the turns' `tokens` and the apps' `systemTokens`
+ * and `toolsTokens`. The judge trusts those counts only for a target whose tokenizer has this fingerprint.
+ */
+export const metaZ = z.object({
+  type: z.literal("meta"),
+  countedBy: z.object({
+    fingerprint: tokenizerFingerprintZ,
+    /** Where the counting tokenizer came from, for people (`Qwen/Qwen3-8B`); never compared. */
+    name: z.string().min(1).optional(),
+  }),
+});
+
+export const poolLineZ = z.discriminatedUnion("type", [metaZ, appZ, sessionZ]);
 
 export type ToolSchemaJson = z.infer<typeof toolSchemaZ>;
 export type App = z.infer<typeof appZ>;
 export type Turn = z.infer<typeof turnZ>;
 export type Session = z.infer<typeof sessionZ>;
 export type PoolLine = z.infer<typeof poolLineZ>;
+export type PoolMeta = z.infer<typeof metaZ>;
 
 export interface Pool {
   apps: ReadonlyMap<string, App>;
   sessions: readonly Session[];
+  /** The tokenizer that counted the pool's token counts; absent, nobody vouches for them and the judge recounts. */
+  countedBy?: PoolMeta["countedBy"];
 }

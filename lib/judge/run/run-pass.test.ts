@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getTask } from "@/lib/protocol";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { createJudgeAgent } from "../client/http-agent";
 import type { JudgeEvent } from "../events";
 import type { Pool, Session } from "../pool/schema";
@@ -24,7 +24,7 @@ let dispatcher: Dispatcher;
 const servers: ScriptedServer[] = [];
 
 beforeAll(() => {
-  counter = inlineTokenCounter();
+  counter = inlineTokenCounter(qwen3Tokenizer());
   dispatcher = createJudgeAgent();
 });
 afterAll(async () => {
@@ -343,9 +343,10 @@ describe("a pass against a scripted server over a real socket", () => {
   });
 
   it("cuts the history exactly at the window rule's boundary", async () => {
-    const pool = fixturePool({ turns: 3, maxTokens: 64 });
+    // the turns' counts below are set by hand, and the pool vouches for them as the counter's
+    const pool: Pool = { ...fixturePool({ turns: 3, maxTokens: 64 }), countedBy: { fingerprint: counter.fingerprint } };
     const server = await serve(() => ({ ttftMs: 1, chunks: wordChunks(8, 5, 1) }));
-    const tok = defaultTokenizer();
+    const tok = qwen3Tokenizer();
     const salt = "cut";
     const S = tok.encode(saltedSystemPrompt(pool.apps.get("chat-app")!.systemPrompt, salt)).length;
     const rule = windowRule(getTask("qwen3-8b").maxModelLen);

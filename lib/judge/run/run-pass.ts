@@ -5,6 +5,7 @@ import { msSince, nowNs, sleep } from "../clock";
 import type { OnEvent } from "../events";
 import { acceptanceBetween, scrapeMetrics } from "../metrics/acceptance";
 import type { Sample } from "../metrics/prometheus";
+import { countTrusted, setTurnCount } from "../pool/counted-by";
 import type { Pool } from "../pool/schema";
 import type { RequestRecord } from "../records";
 import { type PassPlan, saltedSystemPrompt } from "../sessions/plan";
@@ -47,15 +48,23 @@ export interface PassResult {
 
 export const baseUrl = (url: string) => url.replace(/\/+$/, "").replace(/\/v1$/, "");
 
-/** Counts what the pool did not count, before the clock starts (the lanes never tokenize a pool turn). */
-async function ensureTokenCounts(plan: PassPlan, counter: TokenCounter): Promise<void> {
+/**
+ * Counts, before the clock starts, every turn the pool did not count with the counter's own tokenizer: a pool
+ * counted by another tokenizer (or by none it names) is recounted with the target's (the lanes never tokenize a
+ * pool turn).
+ */
+async function ensureTokenCounts(plan: PassPlan, pool: Pool, counter: TokenCounter): Promise<void> {
   for (const q of plan.queues) {
     for (const s of q) {
-      for (const t of s.turns) if (t.tokens === undefined) t.tokens = await counter.count(t.content);
+      for (const t of s.turns) {
+        if (t.tokens !== undefined && countTrusted(pool, t, counter.fingerprint)) continue;
+        setTurnCount(t, await counter.count(t.content), counter.fingerprint);
+      }
     }
   }
 }
 
+/** The pass's apps: the salted system prompt counted afresh; the tools' count from the pool only where it is the counter's. */
 async function passApps(plan: PassPlan, pool: Pool, counter: TokenCounter): Promise<Map<string, PassApp>> {
   const out = new Map<string, PassApp>();
   for (const id of new Set(plan.queues.flat().map((s) => s.app))) {
@@ -67,7 +76,12 @@ async function passApps(plan: PassPlan, pool: Pool, counter: TokenCounter): Prom
       system: { role: "system", content },
       systemTokens: await counter.count(content),
       tools: app.tools,
-      toolsTokens: app.tools.length > 0 ? (app.toolsTokens ?? (await counter.count(JSON.stringify(app.tools)))) : 0,
+      toolsTokens:
+        app.tools.length === 0
+          ? 0
+          : app.toolsTokens !== undefined && countTrusted(pool, app, counter.fingerprint)
+            ? app.toolsTokens
+            : await counter.count(JSON.stringify(app.tools)),
     });
   }
   return out;
@@ -84,7 +98,7 @@ export async function runPass(plan: PassPlan, options: PassRunOptions): Promise<
   const passSeconds = options.profile.passSeconds[plan.workload];
   const graceSeconds = options.profile.graceSeconds;
   const base = baseUrl(options.url);
-  await ensureTokenCounts(plan, options.counter);
+  await ensureTokenCounts(plan, options.pool, options.counter);
   const apps = await passApps(plan, options.pool, options.counter);
   const before = warmup ? null : await scrapeMetrics(base, options.dispatcher);
 

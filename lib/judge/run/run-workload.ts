@@ -4,7 +4,7 @@ import { createJudgeAgent } from "../client/http-agent";
 import type { OnEvent } from "../events";
 import type { Pool } from "../pool/schema";
 import { type EvaluationPlan, planEvaluation } from "../sessions/plan";
-import { createTokenCounter, type TokenCounter } from "../tokens/token-counter";
+import type { TokenCounter } from "../tokens/token-counter";
 import { type PassResult, runPass } from "./run-pass";
 
 export interface WorkloadOptions {
@@ -18,9 +18,10 @@ export interface WorkloadOptions {
   evaluationSeed: string;
   onEvent?: OnEvent;
   thinkScale?: number;
-  /** Shared across calls to keep sockets and the tokenizer thread warm; made (and closed) per call when absent. */
+  /** Shared across calls to keep sockets warm; made (and closed) per call when absent. */
   dispatcher?: Dispatcher;
-  counter?: TokenCounter;
+  /** Counts with the target's tokenizer (`createTokenCounter(targetDir)`); the caller owns it. */
+  counter: TokenCounter;
   /** The plan, when the caller made it already (it is a pure function of pool, seed, task and profile). */
   plan?: EvaluationPlan;
 }
@@ -57,11 +58,9 @@ async function withResources<T>(
   body: (dispatcher: Dispatcher, counter: TokenCounter) => Promise<T>,
 ): Promise<T> {
   const dispatcher = options.dispatcher ?? createJudgeAgent();
-  const counter = options.counter ?? (await createTokenCounter());
   try {
-    return await body(dispatcher, counter);
+    return await body(dispatcher, options.counter);
   } finally {
-    if (!options.counter) await counter.close();
     if (!options.dispatcher) await dispatcher.close();
   }
 }

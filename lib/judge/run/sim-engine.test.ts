@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getProfile } from "@/lib/protocol";
 import { type SimEngine, startSimEngine } from "@/lib/sim-engine";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { pairPasses } from "../pairing";
 import { loadPool } from "../pool/load";
 import { DEV_POOL_PATH } from "../pool/paths";
@@ -21,7 +22,7 @@ afterAll(async () => {
 describe("a ci-profile workload against the simulated engine", () => {
   it("plays solo on the candidate and the stock engine, with the same sessions, and pairs them", async () => {
     const pool = loadPool(DEV_POOL_PATH);
-    const counter = inlineTokenCounter();
+    const counter = inlineTokenCounter(qwen3Tokenizer());
     const play = (engine: SimEngine): Promise<WorkloadResult> =>
       runWorkload({
         url: engine.url,

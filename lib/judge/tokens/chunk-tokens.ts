@@ -1,4 +1,4 @@
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 
 export interface CountedText {
   total: number;

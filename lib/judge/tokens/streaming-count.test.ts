@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadPool } from "@/lib/judge/pool/load";
 import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer, qwen3TokenizerDir } from "@/lib/tokenizer/packaged-qwen3";
 import { countChunks, tokenEnds } from "./chunk-tokens";
 import { streamingCount } from "./streaming-count";
 import { threadedTokenCounter } from "./token-counter";
@@ -25,7 +25,7 @@ const cumulative = (chunks: string[]) => {
 };
 
 describe("a reply counted as it streams", () => {
-  const tok = defaultTokenizer();
+  const tok = qwen3Tokenizer();
   const replies = loadPool(DEV_POOL_PATH)
     .sessions.flatMap((s) => s.turns.map((t) => t.recordedReply ?? ""))
     .filter((r) => r.length > 600)
@@ -88,7 +88,7 @@ describe("a reply counted as it streams", () => {
   });
 
   it("runs in the worker thread with the same result", async () => {
-    const counter = await threadedTokenCounter();
+    const counter = await threadedTokenCounter(qwen3TokenizerDir());
     try {
       const reply = replies[1]!;
       const chunks = chunked(reply, 3);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer, qwen3TokenizerDir } from "@/lib/tokenizer/packaged-qwen3";
 import { countChunks } from "./chunk-tokens";
 import { threadedTokenCounter } from "./token-counter";
 
 describe("token counting", () => {
   it("splits a reply's tokens over the chunks that carried them, summing to the text's count", () => {
-    const tok = defaultTokenizer();
+    const tok = qwen3Tokenizer();
     const text = "Hello there, world! Ünïcödé 中文 🙂 done.";
     const ids = tok.encode(text);
     // chunks of 3 characters: every token lands in exactly one chunk
@@ -21,12 +21,13 @@ describe("token counting", () => {
   });
 
   it("counts in a worker thread the same as inline", async () => {
-    const counter = await threadedTokenCounter();
+    const counter = await threadedTokenCounter(qwen3TokenizerDir());
     try {
       const text = "def f(x):\n    return x * 2\n".repeat(20);
-      expect(await counter.count(text)).toBe(defaultTokenizer().encode(text).length);
+      expect(await counter.count(text)).toBe(qwen3Tokenizer().encode(text).length);
       const r = await counter.countChunks(text, [10, text.length]);
-      expect(r.total).toBe(defaultTokenizer().encode(text).length);
+      expect(r.total).toBe(qwen3Tokenizer().encode(text).length);
+      expect(counter.fingerprint).toBe(qwen3Tokenizer().fingerprint);
     } finally {
       await counter.close();
     }

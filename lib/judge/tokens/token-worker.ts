@@ -1,16 +1,18 @@
-import { parentPort } from "node:worker_threads";
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { parentPort, workerData } from "node:worker_threads";
+import { loadTargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { countChunks, tokenEnds } from "./chunk-tokens";
+import type { TokenWorkerData } from "./token-counter";
 
-const tok = defaultTokenizer();
 const port = parentPort;
 if (!port) throw new Error("token-worker.ts runs only as a worker thread");
+const { tokenizerDir } = workerData as TokenWorkerData;
+const tok = loadTargetTokenizer(tokenizerDir);
 
 port.on("message", (msg: { id: number; op: "ready" | "count" | "chunks" | "ends"; text: string; ends?: number[] }) => {
   try {
     const result =
       msg.op === "ready"
-        ? { stableSplits: tok.stableSplits }
+        ? { stableSplits: tok.stableSplits, fingerprint: tok.fingerprint }
         : msg.op === "count"
           ? tok.encode(msg.text).length
           : msg.op === "ends"

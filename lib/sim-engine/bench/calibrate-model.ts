@@ -1,12 +1,12 @@
 /** Prints the toy target's reply lengths and first-choice share under the protocol's sampling (a calibration aid). */
 
-import { defaultTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { Rng } from "../model/rng";
 import { processDist, sampleFrom } from "../model/sampling";
 import { SequenceState } from "../model/sequence-state";
-import { buildToyModel, REPLY_PREFIX, TARGET_PARAMS } from "../model/toy-model";
+import { buildToyModel, TARGET_PARAMS } from "../model/toy-model";
 
-const tok = defaultTokenizer();
+const tok = qwen3Tokenizer();
 const beta = Number(process.argv[2] ?? TARGET_PARAMS.beta);
 const t0 = Date.now();
 const m = buildToyModel(tok, {
@@ -29,7 +29,7 @@ let tokens = 0,
   calls = 0;
 const t1 = process.hrtime.bigint();
 for (let s = 0; s < 200; s++) {
-  const prompt = `<|im_start|>user\n${prompts[s % prompts.length]}<|im_end|>\n${REPLY_PREFIX}`;
+  const prompt = m.prompt(prompts[s % prompts.length]!);
   const st = new SequenceState(tok.encode(prompt));
   const rng = new Rng(s);
   let n = 0;

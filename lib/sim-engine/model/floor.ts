@@ -1,7 +1,7 @@
 /**
  * The analytic floor: a fixed distribution over the whole vocabulary (corpus counts plus one, special tokens
  * far lower) that every context mixes in with a small weight, so every token has a finite log-probability and a
- * rank. Sorted copies make ranks and top-k exact without touching all 151K tokens per position.
+ * rank. Sorted copies make ranks and top-k exact without touching the whole vocabulary (151K tokens for Qwen3) per position.
  */
 export class Floor {
   readonly weights: Float64Array;
@@ -11,7 +11,12 @@ export class Floor {
   private readonly ascending: Float64Array;
   private readonly tempered = new Map<number, { pow: Float64Array; total: number; cdf?: Float64Array }>();
 
-  constructor(tokenCounts: Float64Array, specialIds: ReadonlySet<number>, eosId: number) {
+  constructor(
+    tokenCounts: Float64Array,
+    specialIds: ReadonlySet<number>,
+    /** The tokenizer's end token: special, yet as likely as the corpus makes it. */
+    readonly eosId: number,
+  ) {
     const n = tokenCounts.length;
     const w = new Float64Array(n);
     let total = 0;

@@ -32,7 +32,6 @@ export interface ModelParams {
   eps: number;
   /** The end token's n-gram weight is scaled by this before sharpening (sets the reply-length distribution). */
   eosScale: number;
-  eosId: number;
 }
 
 /** A deterministic function from context to a full-vocabulary distribution, cheap enough for 20 busy lanes. */
@@ -79,7 +78,7 @@ export class LanguageModel {
         add(cand, copyWeight);
       }
     }
-    const e = index.get(this.params.eosId);
+    const e = index.get(this.floor.eosId);
     if (e !== undefined) w[e] = w[e]! * this.params.eosScale;
     const ctx = hashTokens(toks, Math.max(0, len - 3), len, noiseSalt) % 0x7fffffff;
     let max = Number.NEGATIVE_INFINITY;

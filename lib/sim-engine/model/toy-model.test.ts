@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { FIXTURE_TOKENIZER_DIR } from "@/lib/tokenizer/fixtures/build-fixture";
+import { loadTargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { Rng } from "./rng";
 import { processDist, sampleFrom } from "./sampling";
 import { SequenceState } from "./sequence-state";
-import { defaultToyModel, REPLY_PREFIX, type ToyModel } from "./toy-model";
+import { buildToyModel, defaultToyModel, type ToyModel } from "./toy-model";
 
 const PROTOCOL_SAMPLING = { temperature: 0.7, topK: 20, topP: 0.8 };
 let m: ToyModel;
@@ -11,7 +13,7 @@ beforeAll(() => {
 });
 
 function prompt(text: string): SequenceState {
-  return new SequenceState(m.tokenizer.encode(`<|im_start|>user\n${text}<|im_end|>\n${REPLY_PREFIX}`));
+  return new SequenceState(m.tokenizer.encode(m.prompt(text)));
 }
 
 describe("the toy target model", () => {
@@ -75,5 +77,30 @@ describe("the toy target model", () => {
     // 80 replies hold ~15K tokens: the share's standard error is under 0.3 points, so allow 12-16%.
     expect(notFirst / tokens).toBeGreaterThan(0.12);
     expect(notFirst / tokens).toBeLessThan(0.16);
+  });
+});
+
+describe("the toy target model on another tokenizer (the fixture's)", () => {
+  it("trains in the fixture's vocabulary after its template's reply prefix, and ends replies with its eos", () => {
+    const f = buildToyModel(loadTargetTokenizer(FIXTURE_TOKENIZER_DIR));
+    expect(f.floor.size).toBe(f.tokenizer.vocabSize);
+    expect(f.floor.eosId).toBe(f.tokenizer.eosId);
+    expect(f.marks.replyPrefix).toBe(m.marks.replyPrefix);
+    const rng = new Rng(11);
+    const lengths: number[] = [];
+    for (let r = 0; r < 30; r++) {
+      const st = new SequenceState(f.tokenizer.encode(f.prompt(`Question number ${r}: what should I know?`)));
+      let n = 0;
+      for (; n < 4000; n++) {
+        const x = sampleFrom(processDist(f.target.dist(st), PROTOCOL_SAMPLING, f.floor), () => rng.next(), f.floor);
+        if (x === f.tokenizer.eosId) break;
+        expect(x).toBeLessThan(f.tokenizer.vocabSize);
+        st.push(x);
+      }
+      lengths.push(n);
+    }
+    lengths.sort((a, b) => a - b);
+    expect(lengths[lengths.length - 1]).toBeLessThan(4000);
+    expect(lengths[15]).toBeGreaterThan(40);
   });
 });

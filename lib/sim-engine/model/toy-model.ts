@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
-import { defaultTokenizer, type TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import { ChatTemplate } from "@/lib/tokenizer/chat-template";
+import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
+import { type TemplateMarks, templateMarks } from "@/lib/tokenizer/template-marks";
 import { Floor } from "./floor";
 import { LanguageModel, type ModelParams } from "./language-model";
 import { buildTables, type NgramTables } from "./ngram-tables";
-
-/** What the chat template puts before a non-thinking reply; the corpus' replies are trained after it. */
-export const REPLY_PREFIX = "<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
 export const TARGET_PARAMS: ModelParams = {
   maxOrder: 3,
@@ -18,7 +18,6 @@ export const TARGET_PARAMS: ModelParams = {
   perturbSalt: 0,
   eps: 2e-4,
   eosScale: 0.012,
-  eosId: 151645,
 };
 
 /** A cheaper, perturbed copy of the target (as Qwen3-0.6B is of Qwen3-8B): shorter context, own noise, no copy head. */
@@ -32,6 +31,11 @@ export const QUANTIZED_PARAMS: ModelParams = { ...TARGET_PARAMS, perturb: 0.25, 
 
 export interface ToyModel {
   tokenizer: TargetTokenizer;
+  template: ChatTemplate;
+  /** What the target's template writes around a message; the corpus' replies are trained after `replyPrefix`. */
+  marks: TemplateMarks;
+  /** A one-turn prompt as the template renders it, ready for the reply (non-thinking). */
+  prompt(userText: string): string;
   tables: NgramTables;
   floor: Floor;
   target: LanguageModel;
@@ -46,18 +50,27 @@ export function corpusReplies(): string[] {
     .map((l) => JSON.parse(l) as string);
 }
 
+/**
+ * Trains the toy target on the corpus' replies, each after the end of a user message and the generation prompt as
+ * the target's own template writes them, and ended by the tokenizer's eos: the model learns to answer, and to stop,
+ * in the target's vocabulary.
+ */
 export function buildToyModel(tokenizer: TargetTokenizer, params: ModelParams = TARGET_PARAMS): ToyModel {
-  const prefix = tokenizer.encode(`<|im_end|>\n${REPLY_PREFIX}`);
+  const template = new ChatTemplate(tokenizer);
+  const marks = templateMarks(template, tokenizer);
+  const prefix = tokenizer.encode(marks.replyPrefix);
   const sequences = corpusReplies().map((r) => [...prefix, ...tokenizer.encode(r), tokenizer.eosId]);
   const tables = buildTables(sequences, tokenizer.vocabSize, TARGET_PARAMS.maxOrder);
   const floor = new Floor(tables.tokenCounts, tokenizer.specialIds, tokenizer.eosId);
   const make = (p: ModelParams) => new LanguageModel(tables, floor, p);
-  return { tokenizer, tables, floor, target: make(params), make };
+  const prompt = (userText: string) =>
+    template.render([{ role: "user", content: userText }], { addGenerationPrompt: true, enableThinking: false });
+  return { tokenizer, template, marks, prompt, tables, floor, target: make(params), make };
 }
 
 let shared: ToyModel | undefined;
-/** The process-wide toy model (training takes about a second: do it once). */
+/** The process-wide toy model on the packaged Qwen3 tokenizer (training takes about a second: do it once). */
 export function defaultToyModel(): ToyModel {
-  shared ??= buildToyModel(defaultTokenizer());
+  shared ??= buildToyModel(qwen3Tokenizer());
   return shared;
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { defaultToyModel, EAGLE_PARAMS, REPLY_PREFIX, type ToyModel } from "../model/toy-model";
+import { defaultToyModel, EAGLE_PARAMS, type ToyModel } from "../model/toy-model";
 import { type Drafter, ModelDrafter } from "../speculators/drafters";
 import { QWEN3_8B_B200 } from "./cost-model";
 import { EngineCore, type FinishReason } from "./engine-core";
@@ -29,9 +29,7 @@ function makeCore(blocks: number, drafter: Drafter | null = null, maxNumSeqs = 8
 async function run(core: EngineCore, n: number): Promise<{ tokens: number[]; finish: FinishReason }[]> {
   return Promise.all(
     Array.from({ length: n }, (_, i) => {
-      const prompt = m.tokenizer.encode(
-        `<|im_start|>user\nRequest ${i}: ${"tell me more. ".repeat(20)}<|im_end|>\n${REPLY_PREFIX}`,
-      );
+      const prompt = m.tokenizer.encode(m.prompt(`Request ${i}: ${"tell me more. ".repeat(20)}`));
       return new Promise<{ tokens: number[]; finish: FinishReason }>((resolve) => {
         const tokens: number[] = [];
         core.submit({

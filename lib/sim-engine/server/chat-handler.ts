@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { ChatTemplate } from "@/lib/tokenizer/chat-template";
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
+import type { TemplateMarks } from "@/lib/tokenizer/template-marks";
 import type { LanguageModel } from "../model/language-model";
 import type { SamplingParams } from "../model/sampling";
 import type { EngineCore, FinishReason } from "../scheduler/engine-core";
@@ -16,6 +17,7 @@ export interface ChatDeps {
   maxModelLen: number;
   tokenizer: TargetTokenizer;
   template: ChatTemplate;
+  marks: TemplateMarks;
   target: LanguageModel;
   core: EngineCore;
   overrideSampling: ((s: SamplingParams) => SamplingParams) | null;
@@ -61,7 +63,7 @@ export async function handleChat(deps: ChatDeps, body: unknown, res: ServerRespo
   if (req.model !== null && req.model !== deps.servedName) {
     throw new ApiError(404, `The model \`${req.model}\` does not exist.`);
   }
-  const promptIds = deps.prompts.get(req, () => deps.encoder.encode(renderPrompt(deps.template, req)));
+  const promptIds = deps.prompts.get(req, () => deps.encoder.encode(renderPrompt(deps.template, req, deps.marks)));
   const n = promptIds.length;
   if (n >= deps.maxModelLen) {
     throw new ApiError(

@@ -1,4 +1,4 @@
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 
 /**
  * Streams text from token ids as vLLM's incremental detokenizer does: a short window is re-decoded and only

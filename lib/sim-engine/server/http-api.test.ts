@@ -96,7 +96,7 @@ describe("vLLM's HTTP API over a real socket", () => {
   it("follows the model's argmax chain at temperature 0", async () => {
     const toy = defaultToyModel();
     const messages = user("What is the capital of Italy?");
-    const prompt = new ChatTemplate(toy.tokenizer.chatTemplate).render(messages as never, {
+    const prompt = new ChatTemplate(toy.tokenizer).render(messages as never, {
       addGenerationPrompt: true,
     });
     const state = new SequenceState(toy.tokenizer.encode(prompt));
@@ -131,7 +131,7 @@ describe("vLLM's HTTP API over a real socket", () => {
       string,
       { logprob: number; rank: number; decoded_token: string }
     > | null)[];
-    const rendered = new ChatTemplate(toy.tokenizer.chatTemplate).render(messages as never, {
+    const rendered = new ChatTemplate(toy.tokenizer).render(messages as never, {
       addGenerationPrompt: false,
     });
     const text = rendered.slice(0, rendered.lastIndexOf("trees.") + "trees.".length);

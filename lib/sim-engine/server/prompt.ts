@@ -1,14 +1,16 @@
 import type { ChatMessage, ChatTemplate, ToolSchema } from "@/lib/tokenizer/chat-template";
-import type { TargetTokenizer } from "@/lib/tokenizer/qwen3-tokenizer";
+import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
+import type { TemplateMarks } from "@/lib/tokenizer/template-marks";
 import type { LanguageModel } from "../model/language-model";
 import { SequenceState } from "../model/sequence-state";
 import type { ChatRequest } from "./chat-request";
 
 /**
  * The prompt text as vLLM builds it: the chat template with or without the generation prompt; with
- * continue_final_message, the render is cut right after the final assistant message's content.
+ * continue_final_message, the render is cut right after the final assistant message's content (an empty one loses
+ * the close the template wrote after it, `messageClose`).
  */
-export function renderPrompt(template: ChatTemplate, req: ChatRequest): string {
+export function renderPrompt(template: ChatTemplate, req: ChatRequest, marks: TemplateMarks): string {
   const text = template.render(req.messages as unknown as ChatMessage[], {
     tools: req.tools as ToolSchema[],
     addGenerationPrompt: req.addGenerationPrompt,
@@ -16,7 +18,7 @@ export function renderPrompt(template: ChatTemplate, req: ChatRequest): string {
   });
   if (!req.continueFinalMessage) return text;
   const final = req.messages[req.messages.length - 1]!.content;
-  if (final.length === 0) return text.replace(/<\|im_end\|>\n?$/, "");
+  if (final.length === 0) return text.endsWith(marks.messageClose) ? text.slice(0, -marks.messageClose.length) : text;
   const at = text.lastIndexOf(final);
   return at < 0 ? text : text.slice(0, at + final.length);
 }

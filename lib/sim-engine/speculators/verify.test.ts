@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Rng } from "../model/rng";
 import type { SamplingParams } from "../model/sampling";
 import { SequenceState } from "../model/sequence-state";
-import { DRAFT_PARAMS, defaultToyModel, EAGLE_PARAMS, REPLY_PREFIX, type ToyModel } from "../model/toy-model";
+import { DRAFT_PARAMS, defaultToyModel, EAGLE_PARAMS, type ToyModel } from "../model/toy-model";
 import { chiSquareTwoSample } from "../stats/chi-square";
 import { type Drafter, ModelDrafter, NgramDrafter } from "./drafters";
 import { type AcceptRule, plainStep, type StepContext, speculativeStep } from "./verify";
@@ -13,7 +13,7 @@ beforeAll(() => {
   m = defaultToyModel();
   // A context whose reply repeats a phrase of the prompt, so prompt lookup proposes real drafts.
   base = m.tokenizer.encode(
-    `<|im_start|>user\nThe coin started heads up, so after an odd number of flips it is tails. Explain.<|im_end|>\n${REPLY_PREFIX}The coin started heads`,
+    `${m.prompt("The coin started heads up, so after an odd number of flips it is tails. Explain.")}The coin started heads`,
   );
 });
 

@@ -1,0 +1,243 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Tokenizer } from "@huggingface/tokenizers";
+import { z } from "zod";
+import { assertStableSplits } from "./stable-split";
+
+/** The files of a tokenizer directory (`TOKENIZER`, the target's checkpoint) that the arena reads. */
+export const TOKENIZER_FILE = "tokenizer.json";
+export const TOKENIZER_CONFIG_FILE = "tokenizer_config.json";
+/** Newer checkpoints keep the chat template here; transformers gives it priority over the config's `chat_template`. */
+export const CHAT_TEMPLATE_FILE = "chat_template.jinja";
+
+/** An added token as tokenizer.json lists it. */
+export interface AddedTokenInfo {
+  id: number;
+  content: string;
+  special: boolean;
+  lstrip: boolean;
+  rstrip: boolean;
+  normalized: boolean;
+}
+
+/** The target's tokenizer: the one code path the judge counts with and the simulated engine serves with. */
+export interface TargetTokenizer {
+  encode(text: string): number[];
+  decode(ids: readonly number[]): string;
+  decodeToken(id: number): string;
+  tokenToId(token: string): number | undefined;
+  readonly vocabSize: number;
+  /** The config's `eos_token`, which ends a reply, and its id. */
+  readonly eosToken: string;
+  readonly eosId: number;
+  readonly chatTemplate: string;
+  /** The named special tokens the chat template sees (`bos_token`, `eos_token`, …), as transformers passes them. */
+  readonly templateTokens: Readonly<Record<string, string>>;
+  readonly specialIds: ReadonlySet<number>;
+  readonly addedTokens: readonly AddedTokenInfo[];
+  /** Whether encode(a + b) = encode(a) ++ encode(b) at every `lastStableSplit` position (stable-split.ts). */
+  readonly stableSplits: boolean;
+  /** sha256 of tokenizer.json's bytes (hex): what a token count names as the tokenizer that made it. */
+  readonly fingerprint: string;
+}
+
+export interface TokenizerFiles {
+  /** Where the files came from, for errors. */
+  dir: string;
+  tokenizerJson: Record<string, unknown>;
+  tokenizerConfig: Record<string, unknown>;
+  chatTemplate: string;
+  fingerprint: string;
+}
+
+/** A special token in tokenizer_config.json: a plain string, or an AddedToken object with its `content`. */
+const specialTokenZ = z.union([z.string(), z.object({ content: z.string() }).loose(), z.null()]).optional();
+
+/** The special tokens transformers' `special_tokens_map` holds, which `apply_chat_template` passes to the template. */
+const TEMPLATE_TOKEN_KEYS = [
+  "bos_token",
+  "eos_token",
+  "unk_token",
+  "sep_token",
+  "pad_token",
+  "cls_token",
+  "mask_token",
+] as const;
+
+const tokenizerConfigZ = z
+  .object({
+    ...Object.fromEntries(TEMPLATE_TOKEN_KEYS.map((k) => [k, specialTokenZ])),
+    /** A template, or (transformers' legacy form for several) a list of named ones. */
+    chat_template: z.union([z.string(), z.array(z.object({ name: z.string(), template: z.string() }))]).optional(),
+  })
+  .loose();
+
+const addedTokenZ = z
+  .object({
+    id: z.number().int().nonnegative(),
+    content: z.string().min(1),
+    special: z.boolean().default(false),
+    lstrip: z.boolean().default(false),
+    rstrip: z.boolean().default(false),
+    normalized: z.boolean().default(true),
+  })
+  .loose();
+
+const tokenizerJsonZ = z
+  .object({
+    model: z.object({ type: z.string().optional() }).loose(),
+    added_tokens: z.array(addedTokenZ).default([]),
+  })
+  .loose();
+
+const tokenText = (t: z.infer<typeof specialTokenZ>): string | null =>
+  t === undefined || t === null ? null : typeof t === "string" ? t : t.content;
+
+function readJson(dir: string, name: string): Record<string, unknown> {
+  const path = join(dir, name);
+  if (!existsSync(path)) throw new Error(`the tokenizer directory ${dir} has no ${name}`);
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+function parseConfig(dir: string, raw: Record<string, unknown>) {
+  const parsed = tokenizerConfigZ.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${join(dir, TOKENIZER_CONFIG_FILE)}: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The chat template as transformers loads it: `chat_template.jinja` beside the config wins over the config's
+ * `chat_template`; of a legacy list of named templates, the one named "default".
+ */
+function chatTemplateOf(dir: string, config: z.infer<typeof tokenizerConfigZ>): string {
+  const file = join(dir, CHAT_TEMPLATE_FILE);
+  if (existsSync(file)) return readFileSync(file, "utf8");
+  const t = config.chat_template;
+  if (typeof t === "string") return t;
+  if (Array.isArray(t)) {
+    const named = t.find((x) => x.name === "default");
+    if (named) return named.template;
+    throw new Error(
+      `${join(dir, TOKENIZER_CONFIG_FILE)}: chat_template lists ${t.map((x) => x.name).join(", ")} but no "default"`,
+    );
+  }
+  throw new Error(
+    `the tokenizer directory ${dir} has no chat template: no ${CHAT_TEMPLATE_FILE} and no chat_template in ${TOKENIZER_CONFIG_FILE}`,
+  );
+}
+
+/** The named special tokens of a config, for the template; those the config leaves unset are left out. */
+function templateTokensOf(config: z.infer<typeof tokenizerConfigZ>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of TEMPLATE_TOKEN_KEYS) {
+    const text = tokenText(config[key] as z.infer<typeof specialTokenZ>);
+    if (text !== null) out[key] = text;
+  }
+  return out;
+}
+
+/**
+ * Checks, without loading the vocabulary, that a directory holds what `readTokenizerFiles` needs: tokenizer.json,
+ * a tokenizer_config.json that names its eos_token, and a chat template. Throws an error naming the directory
+ * and what is missing.
+ */
+export function checkTokenizerDir(dir: string): void {
+  if (!existsSync(join(dir, TOKENIZER_FILE)))
+    throw new Error(`the tokenizer directory ${dir} has no ${TOKENIZER_FILE}`);
+  const config = parseConfig(dir, readJson(dir, TOKENIZER_CONFIG_FILE));
+  chatTemplateOf(dir, config);
+  if (tokenText(config.eos_token as z.infer<typeof specialTokenZ>) === null)
+    throw new Error(`${join(dir, TOKENIZER_CONFIG_FILE)} names no eos_token`);
+}
+
+/** Reads a tokenizer directory's files (`TOKENIZER`: the target's checkpoint). */
+export function readTokenizerFiles(dir: string): TokenizerFiles {
+  const path = join(dir, TOKENIZER_FILE);
+  if (!existsSync(path)) throw new Error(`the tokenizer directory ${dir} has no ${TOKENIZER_FILE}`);
+  const bytes = readFileSync(path);
+  let tokenizerJson: Record<string, unknown>;
+  try {
+    tokenizerJson = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`${path} is not JSON: ${(error as Error).message}`);
+  }
+  const tokenizerConfig = readJson(dir, TOKENIZER_CONFIG_FILE);
+  const chatTemplate = chatTemplateOf(dir, parseConfig(dir, tokenizerConfig));
+  const fingerprint = createHash("sha256").update(bytes).digest("hex");
+  return { dir, tokenizerJson, tokenizerConfig, chatTemplate, fingerprint };
+}
+
+export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
+  const configFile = join(files.dir, TOKENIZER_CONFIG_FILE);
+  const config = parseConfig(files.dir, files.tokenizerConfig);
+  const json = tokenizerJsonZ.safeParse(files.tokenizerJson);
+  if (!json.success) {
+    const issue = json.error.issues[0]!;
+    throw new Error(`${join(files.dir, TOKENIZER_FILE)}: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  let tok: Tokenizer;
+  try {
+    tok = new Tokenizer(files.tokenizerJson, files.tokenizerConfig);
+  } catch (error) {
+    throw new Error(`${join(files.dir, TOKENIZER_FILE)} cannot be loaded: ${(error as Error).message}`);
+  }
+  const addedTokens: AddedTokenInfo[] = json.data.added_tokens.map((t) => ({
+    id: t.id,
+    content: t.content,
+    special: t.special,
+    lstrip: t.lstrip,
+    rstrip: t.rstrip,
+    normalized: t.normalized,
+  }));
+  const specialIds = new Set(addedTokens.filter((t) => t.special).map((t) => t.id));
+  const vocabSize = tok.get_vocab(true).size;
+  const eosToken = tokenText(config.eos_token as z.infer<typeof specialTokenZ>);
+  if (eosToken === null) throw new Error(`${configFile} names no eos_token`);
+  const eosId = tok.token_to_id(eosToken);
+  if (eosId === undefined) throw new Error(`${configFile}: eos_token ${JSON.stringify(eosToken)} is not a token`);
+  const tokenCache = new Map<number, string>();
+  let stableSplits = true;
+  try {
+    assertStableSplits(files.tokenizerJson);
+  } catch {
+    stableSplits = false;
+  }
+  return {
+    encode: (text) => tok.encode(text, { add_special_tokens: false }).ids,
+    decode: (ids) => (ids.length === 0 ? "" : tok.decode(ids as number[], { skip_special_tokens: false })),
+    decodeToken(id) {
+      let s = tokenCache.get(id);
+      if (s === undefined) {
+        s = tok.decode([id], { skip_special_tokens: false });
+        tokenCache.set(id, s);
+      }
+      return s;
+    },
+    tokenToId: (token) => tok.token_to_id(token),
+    vocabSize,
+    eosToken,
+    eosId,
+    chatTemplate: files.chatTemplate,
+    templateTokens: templateTokensOf(config),
+    specialIds,
+    addedTokens,
+    stableSplits,
+    fingerprint: files.fingerprint,
+  };
+}
+
+/**
+ * The tokenizer of a target's directory: tokenizer.json, tokenizer_config.json (its eos_token, the template's named
+ * tokens) and the chat template (see `chatTemplateOf`). Throws an error naming the directory and the missing file.
+ */
+export function loadTargetTokenizer(dir: string): TargetTokenizer {
+  return createTokenizer(readTokenizerFiles(dir));
+}
