@@ -9,6 +9,8 @@ import { Section } from "@/components/ui/section";
 import { listQueue, type QueueRow } from "@/lib/admin/list-queue";
 import { currentAdmin } from "@/lib/auth/admin-session";
 import { formatShortTime } from "@/lib/board/format";
+import { env } from "@/lib/env";
+import { referenceEngine } from "@/lib/pods/reference-engines/reference-engines";
 import { currentProtocol } from "@/lib/protocol";
 import { isRegistrationOpen } from "@/lib/settings/registration";
 import { listTokens, type TokenListing } from "@/lib/tokens/list-tokens";
@@ -86,11 +88,18 @@ export default async function AdminPage() {
   if (!admin) redirect("/admin/sign-in?callbackUrl=%2Fadmin");
   const [tokens, registrationOpen, queue] = await Promise.all([listTokens(), isRegistrationOpen(), listQueue()]);
   const protocol = currentProtocol();
-  const tasks = Object.values(protocol.tasks).map((t) => ({
-    id: t.id,
-    name: t.name,
-    references: t.references.map((r) => ({ key: r.key, label: r.label })),
-  }));
+  // Only the references an engine plays on this arena's runtime are offered; the rest say why not.
+  const runtime = env().ENGINE_RUNTIME;
+  const tasks = Object.values(protocol.tasks).map((t) => {
+    const plans = t.references.map((r) => ({ reference: r, engine: referenceEngine(runtime, r) }));
+    return {
+      id: t.id,
+      name: t.name,
+      references: plans.filter((p) => p.engine.ok).map(({ reference: r }) => ({ key: r.key, label: r.label })),
+      unavailable: plans.flatMap(({ reference: r, engine }) => (engine.ok ? [] : [`${r.key}: ${engine.why}`])),
+    };
+  });
+  const unavailable = tasks.flatMap((t) => t.unavailable.map((why) => `${t.id} ${why}`));
 
   return (
     <div className="space-y-10">
@@ -132,9 +141,22 @@ export default async function AdminPage() {
       <Section id="references" title="Reference and A/A evaluations" className="space-y-2">
         <p className="max-w-prose text-sm text-slate-700">
           Runs a reference speculator of the protocol (or the stock engine against itself) on the reference account,
-          judged exactly as submissions are; on this arena the simulated engine plays each reference.
+          judged exactly as submissions are;{" "}
+          {runtime === "sim"
+            ? "on this arena the simulated engine plays each reference."
+            : "on this arena each reference runs its own engine directory on the pinned vLLM."}
         </p>
         <RunReferenceForm tasks={tasks} profiles={protocol.profiles.map((p) => p.name)} />
+        {unavailable.length > 0 ? (
+          <div className="text-sm text-slate-700" data-testid="references-unavailable">
+            <p>Not offered on this runtime:</p>
+            <ul className="list-disc pl-5">
+              {unavailable.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
       </Section>
 
       <Section id="queue" title="Queue and running pods" className="space-y-4">

@@ -1,10 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedBudget } from "@/lib/budgets/remaining-budget";
 import { db } from "@/lib/db/client";
 import { packDirectory } from "@/lib/engine-archive/pack-directory";
+import { readTar } from "@/lib/engine-archive/read-tar";
 import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
 import { createSubmission } from "@/lib/submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
@@ -15,6 +17,7 @@ import { voidEvaluation } from "./void-evaluation";
 
 let context: ArenaTestContext;
 let enginesDir: string;
+let emptyRoot: string;
 let inline: string;
 const enqueued: string[] = [];
 const enqueue = async (id: string) => {
@@ -24,15 +27,15 @@ const enqueue = async (id: string) => {
 beforeAll(async () => {
   context = await setupArenaTestContext();
   enginesDir = await mkdtemp(path.join(tmpdir(), "arena-engines-"));
-  for (const name of ["stock", "ngram", "draft", "eagle"]) {
-    await mkdir(path.join(enginesDir, name));
-    await writeFile(path.join(enginesDir, name, "launch.sh"), `#!/bin/sh\necho ${name}\n`, { mode: 0o755 });
-  }
+  await mkdir(path.join(enginesDir, "stock"));
+  await writeFile(path.join(enginesDir, "stock", "launch.sh"), "#!/bin/sh\necho stock\n", { mode: 0o755 });
   inline = (await packDirectory(path.join(enginesDir, "stock"))).toString("base64");
+  emptyRoot = await mkdtemp(path.join(tmpdir(), "arena-no-engines-"));
 });
 
 afterAll(async () => {
   await rm(enginesDir, { recursive: true, force: true });
+  await rm(emptyRoot, { recursive: true, force: true });
   await context?.teardown();
 });
 
@@ -123,11 +126,19 @@ describe("listQueue", () => {
   });
 });
 
-describe("runReference", () => {
+/** The launch.sh an inline engine archive holds. */
+function launchOf(archive: Uint8Array | null): string {
+  const entries = readTar(gunzipSync(Buffer.from(archive ?? new Uint8Array())));
+  const launch = entries.find((e) => e.path.replace(/^\.\//, "") === "launch.sh");
+  if (!launch) throw new Error("the archive holds no launch.sh");
+  return launch.data.toString("utf8");
+}
+
+describe("runReference on the simulated runtime", () => {
   it("queues a reference on the reference account with the simulated engine for its kind", async () => {
     const created = await runReference(
       { taskId: "qwen3-8b", referenceKey: "ngram-4", profile: "ci" },
-      { enginesDir, enqueue },
+      { runtime: "sim", enqueue },
     );
     expect(enqueued).toContain(created.evaluationId);
     const submission = await db().submission.findUniqueOrThrow({
@@ -141,29 +152,71 @@ describe("runReference", () => {
       method: "n-gram k=4",
       kind: "ngram",
       engineSource: "inline",
+      speculatorUri: null,
     });
     expect(submission.account.name).toBe("reference");
     expect(submission.engineSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(launchOf(submission.engineArchive)).toContain('"$ARENA_SIM_ENGINE" serve --mode ngram');
+  });
+
+  it("plays a checkpoint reference with the simulated engine's own drafter, needing no pinned checkpoint", async () => {
+    const created = await runReference(
+      { taskId: "qwen3-8b", referenceKey: "eagle3-redhatai-3" },
+      { runtime: "sim", enqueue },
+    );
+    const submission = await db().submission.findUniqueOrThrow({ where: { id: created.id } });
+    expect([submission.kind, submission.speculatorUri]).toEqual(["eagle3", null]);
+    expect(launchOf(submission.engineArchive)).toContain("serve --mode eagle");
   });
 
   it("runs the A/A evaluation as the stock reference", async () => {
-    const created = await runAA({ taskId: "qwen35-27b", split: "dev" }, { enginesDir, enqueue });
+    const created = await runAA({ taskId: "qwen35-27b", split: "dev" }, { runtime: "sim", enqueue });
     const submission = await db().submission.findUniqueOrThrow({ where: { id: created.id } });
     expect(submission).toMatchObject({ referenceKey: "stock", kind: "other", taskId: "qwen35-27b", split: "dev" });
+    expect(launchOf(submission.engineArchive)).toContain("serve --mode stock");
   });
 
   it("names a reference the task does not have, and a missing engine directory", async () => {
     await expect(
-      runReference({ taskId: "qwen35-27b", referenceKey: "eagle3-redhatai-3" }, { enginesDir, enqueue }),
+      runReference({ taskId: "qwen35-27b", referenceKey: "eagle3-redhatai-3" }, { runtime: "sim", enqueue }),
     ).rejects.toThrow(/not a reference of qwen35-27b/);
-    await expect(runReference({ taskId: "nope", referenceKey: "stock" }, { enginesDir, enqueue })).rejects.toThrow(
+    await expect(runReference({ taskId: "nope", referenceKey: "stock" }, { runtime: "sim", enqueue })).rejects.toThrow(
       /task/,
     );
     await expect(
-      runReference(
-        { taskId: "qwen3-8b", referenceKey: "stock" },
-        { enginesDir: path.join(enginesDir, "none"), enqueue },
-      ),
+      runReference({ taskId: "qwen3-8b", referenceKey: "stock" }, { root: emptyRoot, runtime: "sim", enqueue }),
     ).rejects.toThrow(/no launch\.sh/);
+  });
+});
+
+describe("runReference on the vLLM runtime", () => {
+  it("packs the reference's own vLLM engine: MTP on qwen35-27b", async () => {
+    const created = await runReference(
+      { taskId: "qwen35-27b", referenceKey: "mtp-2", profile: "ci" },
+      { runtime: "vllm", enqueue },
+    );
+    const submission = await db().submission.findUniqueOrThrow({ where: { id: created.id } });
+    expect(submission).toMatchObject({ referenceKey: "mtp-2", kind: "mtp", method: "MTP k=2", speculatorUri: null });
+    const launch = launchOf(submission.engineArchive);
+    expect(launch).toContain("exec vllm serve");
+    expect(launch).toContain(`'{"method": "mtp", "num_speculative_tokens": 2}'`);
+  });
+
+  it("packs the stock engine itself for the A/A run, and n-gram with its prompt lookup", async () => {
+    const aa = await runAA({ taskId: "qwen3-8b", split: "dev" }, { runtime: "vllm", enqueue });
+    const stock = await db().submission.findUniqueOrThrow({ where: { id: aa.id } });
+    expect(launchOf(stock.engineArchive)).toBe(await readFile("lib/pods/stock-engines/vllm/launch.sh", "utf8"));
+    const ngram = await runReference({ taskId: "qwen3-8b", referenceKey: "ngram-4" }, { runtime: "vllm", enqueue });
+    const row = await db().submission.findUniqueOrThrow({ where: { id: ngram.id } });
+    expect(launchOf(row.engineArchive)).toContain('"method": "ngram", "num_speculative_tokens": 4');
+  });
+
+  it("refuses a checkpoint reference until the operators pin its commit, charging nothing", async () => {
+    const reference = await db().account.findUniqueOrThrow({ where: { name: "reference" } });
+    const before = await db().submission.count({ where: { accountId: reference.id } });
+    await expect(
+      runReference({ taskId: "qwen3-8b", referenceKey: "draft-qwen3-0.6b-4" }, { runtime: "vllm", enqueue }),
+    ).rejects.toThrow(/cannot run on vllm: its checkpoint Qwen\/Qwen3-0\.6B has no pinned commit/);
+    expect(await db().submission.count({ where: { accountId: reference.id } })).toBe(before);
   });
 });

@@ -3,21 +3,11 @@ import path from "node:path";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { packDirectory } from "@/lib/engine-archive/pack-directory";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/http/app-error";
-import { currentProtocol, getTask, isTaskId, type SolutionKind, SPLITS } from "@/lib/protocol";
+import { type EngineRuntime, referenceEngine } from "@/lib/pods/reference-engines/reference-engines";
+import { currentProtocol, getTask, isTaskId, SPLITS } from "@/lib/protocol";
 import { type CreatedSubmission, createSubmission } from "@/lib/submissions/create-submission";
-
-/** The simulated engine directory that plays each kind of reference speculator on the embedded default. */
-const ENGINE_FOR_KIND: Record<SolutionKind, string> = {
-  other: "stock",
-  ngram: "ngram",
-  suffix: "ngram",
-  draft: "draft",
-  eagle3: "eagle",
-  mtp: "eagle",
-};
-
-export const ENGINES_DIR = path.join(process.cwd(), "lib", "sim-engine", "engines");
 
 const protocol = currentProtocol();
 
@@ -33,12 +23,19 @@ export const runReferenceInput = z.object({
 });
 
 /**
- * Queues a reference (or A/A) evaluation: a submission on the `reference` account with the simulated engine
- * directory for its kind packed as an inline archive, judged like any other and shown on the reference board.
+ * Queues a reference (or A/A) evaluation: a submission on the `reference` account with the engine directory that
+ * plays it on the arena's runtime (the simulated engine's mode for its kind, or its vLLM engine with its pinned
+ * checkpoint) packed as an inline archive, judged like any other and shown on the reference board.
  */
 export async function runReference(
   input: z.input<typeof runReferenceInput>,
-  options: { enginesDir?: string; enqueue?: (evaluationId: string) => Promise<void> } = {},
+  options: {
+    /** Where the engine directories are found (the checkout, by default). */
+    root?: string;
+    /** The runtime whose engines play it (the arena's ENGINE_RUNTIME, by default). */
+    runtime?: EngineRuntime;
+    enqueue?: (evaluationId: string) => Promise<void>;
+  } = {},
 ): Promise<CreatedSubmission & { referenceKey: string }> {
   const { taskId, referenceKey, split, profile } = runReferenceInput.parse(input);
   if (!isTaskId(taskId)) throw new AppError({ code: "invalid_request", message: `task: ${taskId} is not a task` });
@@ -49,16 +46,24 @@ export async function runReference(
       message: `reference: ${referenceKey} is not a reference of ${taskId}`,
     });
   }
+  const runtime = options.runtime ?? env().ENGINE_RUNTIME;
+  const engine = referenceEngine(runtime, reference);
+  if (!engine.ok) {
+    throw new AppError({
+      code: "conflict",
+      message: `reference: ${referenceKey} cannot run on ${runtime}: ${engine.why}`,
+    });
+  }
   const account = await db().account.findUnique({ where: { name: "reference" } });
   if (account?.kind !== "reference") {
     throw new AppError({ code: "conflict", message: 'the "reference" account is missing: run the seed' });
   }
   // The engine directories are read at run time from the checkout; the web bundle must not trace the project for them.
-  const dir = path.join(/*turbopackIgnore: true*/ options.enginesDir ?? ENGINES_DIR, ENGINE_FOR_KIND[reference.kind]);
+  const dir = path.join(/*turbopackIgnore: true*/ options.root ?? process.cwd(), engine.engineDir);
   try {
     await access(path.join(/*turbopackIgnore: true*/ dir, "launch.sh"));
   } catch {
-    throw new AppError({ code: "conflict", message: `the simulated engine ${dir} has no launch.sh` });
+    throw new AppError({ code: "conflict", message: `the engine directory ${dir} has no launch.sh` });
   }
   const archive = await packDirectory(dir);
   const created = await createSubmission(
@@ -67,6 +72,7 @@ export async function runReference(
       task_id: taskId,
       split,
       engine: { inline: archive.toString("base64") },
+      ...(engine.speculator ? { speculator: engine.speculator } : {}),
       solution: { method: reference.label, kind: reference.kind },
       profile,
     },

@@ -52,6 +52,11 @@ export interface ReferenceSpeculator {
   kind: SolutionKind;
   tokens: number | null;
   checkpoint: string | null;
+  /**
+   * The checkpoint's pinned commit (40 hex digits), which the operators fill: a reference with a checkpoint runs
+   * on the vLLM runtime only once it is pinned.
+   */
+  checkpointRevision?: string | null;
 }
 
 export interface WorkloadSpec {

@@ -46,6 +46,8 @@ const qwen3_8b: TaskSpec = {
       kind: "draft",
       tokens: 4,
       checkpoint: "Qwen/Qwen3-0.6B",
+      // pinned by the operators before the reference runs on the vLLM runtime
+      checkpointRevision: null,
     },
     {
       key: "eagle3-redhatai-3",
@@ -53,6 +55,8 @@ const qwen3_8b: TaskSpec = {
       kind: "eagle3",
       tokens: 3,
       checkpoint: "RedHatAI/Qwen3-8B-speculator.eagle3",
+      // pinned by the operators before the reference runs on the vLLM runtime
+      checkpointRevision: null,
     },
   ],
 };

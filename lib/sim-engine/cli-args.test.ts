@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseServeArgs } from "./cli-args";
+import { parseInstallArgs, parseServeArgs } from "./cli-args";
 
 describe("sim-engine's command line", () => {
   it("reads serve with its flags", () => {
@@ -9,6 +9,13 @@ describe("sim-engine's command line", () => {
       mode: "failing",
       "fail-rate": 0.2,
     });
+    expect(parseServeArgs(["serve", "--drafter", "lookahead"])).toEqual({ drafter: "lookahead" });
+  });
+
+  it("reads install-plugin with its directory", () => {
+    expect(parseInstallArgs(["install-plugin", "/engine/plugin"])).toEqual({ dir: "/engine/plugin" });
+    expect(() => parseInstallArgs(["install-plugin"])).toThrow(/expected "install-plugin DIR"/);
+    expect(() => parseInstallArgs(["install-plugin", "a", "b"])).toThrow(/expected "install-plugin DIR"/);
   });
 
   it("names what is wrong", () => {
@@ -19,5 +26,6 @@ describe("sim-engine's command line", () => {
     expect(() => parseServeArgs(["serve", "--turbo", "1"])).toThrow(/unknown flag --turbo/);
     expect(() => parseServeArgs(["serve", "--mode"])).toThrow(/--mode needs a value/);
     expect(() => parseServeArgs(["serve", "eagle"])).toThrow(/unexpected argument/);
+    expect(() => parseServeArgs(["serve", "--drafter="])).toThrow(/--drafter needs a name/);
   });
 });

@@ -2,8 +2,10 @@ import { z } from "zod";
 import { MODES } from "./modes";
 import { SPECULATOR_METHODS } from "./speculators/drafters";
 
-export const USAGE = `usage: sim-engine serve [--mode MODE] [--k N] [--speculator ngram|draft|eagle] [--fail-rate R] [--crash-after N]
-modes: ${MODES.join(", ")}`;
+export const USAGE = `usage: sim-engine serve [--mode MODE] [--k N] [--speculator ngram|draft|eagle] [--drafter NAME] [--fail-rate R] [--crash-after N]
+       sim-engine install-plugin DIR
+modes: ${MODES.join(", ")}
+drafters: those the plugins installed under $HOME register`;
 
 const serveArgsSchema = z
   .object({
@@ -17,6 +19,8 @@ const serveArgsSchema = z
       .max(16, "--k must be at most 16")
       .optional(),
     speculator: z.enum(SPECULATOR_METHODS, { error: "--speculator must be ngram, draft or eagle" }).optional(),
+    /** A drafter an installed plugin registers (lib/sim-engine/cli-plugins.ts). */
+    drafter: z.string().min(1, "--drafter needs a name").optional(),
     "fail-rate": z.coerce
       .number({ error: "--fail-rate must be a number" })
       .min(0, "--fail-rate must be in [0, 1]")
@@ -31,6 +35,13 @@ const serveArgsSchema = z
   .strict();
 
 export type ServeArgs = z.infer<typeof serveArgsSchema>;
+
+/** `install-plugin DIR`: the plugin directory to install; throws an Error naming what is wrong. */
+export function parseInstallArgs(argv: readonly string[]): { dir: string } {
+  if (argv[0] !== "install-plugin" || argv.length !== 2 || !argv[1])
+    throw new Error(`expected "install-plugin DIR"\n${USAGE}`);
+  return { dir: argv[1] };
+}
 
 /** Parses `serve --flag value ...`; throws an Error naming what is wrong. */
 export function parseServeArgs(argv: readonly string[]): ServeArgs {

@@ -33,7 +33,8 @@ export async function startEngine(start: EngineStart): Promise<RunningEngine> {
   if (start.identity.uid !== null) await chown(start.scratchDir, start.identity.uid, start.identity.gid!);
   const options: SpawnOptions = {
     cwd: start.scratchDir,
-    env: { ...start.env, HOME: start.scratchDir, TMPDIR: start.scratchDir } as unknown as NodeJS.ProcessEnv,
+    // the whole environment is engineEnv's (its HOME and TMPDIR are this start's scratch): nothing is added here
+    env: start.env as unknown as NodeJS.ProcessEnv,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   };

@@ -1,6 +1,18 @@
 import { z } from "zod";
 import { isTaskId } from "../../protocol";
 
+/**
+ * A search path the image set (PATH, LD_LIBRARY_PATH): absolute directories only. Empty entries (an image's
+ * `ENV LD_LIBRARY_PATH=/x:$LD_LIBRARY_PATH` over an unset one) are dropped, since the loader reads them as the
+ * engine's working directory.
+ */
+const searchPath = (name: string) =>
+  z
+    .string()
+    .transform((value) => value.split(":").filter((entry) => entry !== ""))
+    .refine((entries) => entries.every((entry) => entry.startsWith("/")), `${name} must list absolute directories`)
+    .transform((entries) => (entries.length > 0 ? entries.join(":") : undefined));
+
 const schema = z.object({
   ARENA_EVALUATION_ID: z.string().min(1),
   ARENA_ATTEMPT: z.coerce.number().int().positive(),
@@ -18,6 +30,11 @@ const schema = z.object({
   /** "sim": engines are simulated and the device is the simulated one where no GPU answers. */
   ARENA_ENGINE_RUNTIME: z.enum(["sim", "vllm"]).default("vllm"),
   ARENA_SIM_ENGINE: z.string().optional(),
+  /**
+   * Where device memory is read: the simulated engine's file (the sim runtime's default), nvidia-smi, or nvidia-smi
+   * where a GPU answers (the vLLM runtime's default). The GPU drill runs simulated engines against a real device.
+   */
+  ARENA_DEVICE_PROBE: z.enum(["auto", "nvidia", "simulated"]).optional(),
   SIM_SPEED: z.string().optional(),
   /** The unprivileged user this pod's engines run as; pods on one host each get their own, since the agent kills all of its processes. */
   ARENA_ENGINE_USER: z
@@ -26,6 +43,9 @@ const schema = z.object({
     .default("arena-engine"),
   /** Shortens the protocol's 120 s stop grace for tests; never above it. */
   ARENA_STOP_GRACE_SECONDS: z.coerce.number().positive().optional(),
+  /** The image's own PATH and LD_LIBRARY_PATH (the pinned vLLM image's CUDA and Python), handed to engines. */
+  PATH: searchPath("PATH").optional(),
+  LD_LIBRARY_PATH: searchPath("LD_LIBRARY_PATH").optional(),
 });
 
 export type AgentEnv = z.infer<typeof schema> & { ARENA_TASK: "qwen3-8b" | "qwen35-27b" };
