@@ -5,7 +5,7 @@ import { ArchiveError } from "../engine-archive/inspect-archive";
 import { env } from "../env";
 import { FetchError } from "../fetch/fetch-errors";
 import { fetchEngineFromGit } from "../fetch/git-engine";
-import { fetchSpeculatorFromHub } from "../fetch/hub-speculator";
+import { type FetchedFile, fetchSpeculatorFromHub } from "../fetch/hub-speculator";
 import { sealDirectory } from "../fetch/seal-directory";
 import { currentProtocol, type TaskId } from "../protocol";
 import { dataDir, targetBytes, targetDir } from "./runtime";
@@ -27,6 +27,8 @@ export interface SealedInputs {
   engineDigest: string;
   speculatorCommit: string | null;
   speculatorDigest: string | null;
+  /** The speculator's files as fetched and sealed, in path order; empty when none was given. */
+  speculatorFiles: FetchedFile[];
 }
 
 /** Fetches the engine and the speculator and seals both read-only, before any engine code runs. */
@@ -63,8 +65,10 @@ export async function sealInputs(input: SubmissionInputs): Promise<SealedInputs>
   const target = await targetDir(input.taskId);
   await mkdir(speculatorDir, { recursive: true });
   let speculatorDigest: string | null = null;
+  let speculatorFiles: FetchedFile[] = [];
+  let speculatorCommit: string | null = null;
   if (input.speculator) {
-    await fetchSpeculatorFromHub({
+    const fetched = await fetchSpeculatorFromHub({
       hubBaseUrl: env().HUB_BASE_URL,
       repository: input.speculator.uri,
       revision: input.speculator.revision,
@@ -72,15 +76,25 @@ export async function sealInputs(input: SubmissionInputs): Promise<SealedInputs>
       maxBytes: Math.floor((await targetBytes(target)) * protocol.submission.speculatorMaxShareOfTarget),
       token: env().HUB_TOKEN,
     });
+    speculatorFiles = fetched.files;
+    speculatorCommit = fetched.commit;
   }
   const sealedSpeculator = await sealDirectory(speculatorDir);
-  if (input.speculator) speculatorDigest = sealedSpeculator.digest;
+  if (input.speculator) {
+    // what was sealed is what was fetched and verified: a difference is the arena's own fault
+    const sealedHashes = sealedSpeculator.files.map((f) => `${f.path}:${f.sha256}`).sort();
+    const fetchedHashes = speculatorFiles.map((f) => `${f.path}:${f.sha256}`).sort();
+    if (sealedHashes.join("\n") !== fetchedHashes.join("\n"))
+      throw new Error("the sealed speculator differs from the files fetched from the Hub");
+    speculatorDigest = sealedSpeculator.digest;
+  }
   return {
     engineDir,
     speculatorDir,
     targetDir: target,
     engineDigest,
-    speculatorCommit: input.speculator?.revision ?? null,
+    speculatorCommit,
     speculatorDigest,
+    speculatorFiles,
   };
 }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Evaluation" ADD COLUMN     "speculatorFiles" JSONB,
+ADD COLUMN     "speculatorSha256" TEXT;
