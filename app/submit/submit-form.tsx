@@ -7,6 +7,7 @@ import { formFields, SelectField, TextField } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-error";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { TOKEN_STORAGE_KEY } from "@/lib/auth/token-storage";
 import { formatShortTime } from "@/lib/board/format";
 import { packFolder, toBase64 } from "@/lib/board/pack-folder";
 
@@ -34,7 +35,7 @@ interface Account {
   submissions: OwnSubmission[];
 }
 
-const TOKEN_KEY = "speculatorarena-token";
+const TOKEN_KEY = TOKEN_STORAGE_KEY;
 
 const BUDGET_TABLE: TableSpec<BudgetLine> = {
   pad: "py-1",

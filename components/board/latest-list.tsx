@@ -1,6 +1,7 @@
 import { ProfileLabel, StatusLabel } from "@/components/ui/status-label";
 import type { BoardEntry } from "@/lib/board/board-entry";
 import { formatScore, formatShortTime } from "@/lib/board/format";
+import { verdictOf } from "@/lib/board/verdict";
 
 /** "stock engine (A/A) reference · qwen3-8b · scored judged 1.001 10-24 03:15" */
 export function LatestList({ entries }: { entries: BoardEntry[] }) {
@@ -27,11 +28,23 @@ export function LatestList({ entries }: { entries: BoardEntry[] }) {
           {e.result?.score !== undefined && e.result?.score !== null ? (
             <span className="font-semibold tabular-nums">{formatScore(e.result.score)}</span>
           ) : null}
+          <FailedWhy entry={e} />
           <time className="ml-auto text-xs text-slate-600 tabular-nums" dateTime={e.finishedAt ?? e.queuedAt}>
             {formatShortTime(e.finishedAt ?? e.queuedAt)}
           </time>
         </li>
       ))}
     </ul>
+  );
+}
+
+/** A scored 0 says so, with why, beside its score. */
+function FailedWhy({ entry }: { entry: BoardEntry }) {
+  const verdict = entry.status === "scored" ? verdictOf(entry.result) : null;
+  if (verdict?.kind !== "failed") return null;
+  return (
+    <span className="text-xs text-red-800">
+      failed: <span className="text-slate-700">{verdict.reason}</span>
+    </span>
   );
 }

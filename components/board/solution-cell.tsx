@@ -1,6 +1,7 @@
 import type { BoardEntry } from "@/lib/board/board-entry";
 import { formatRatio, formatScore, shortRevision } from "@/lib/board/format";
 import type { ResultView } from "@/lib/board/result-view";
+import { verdictOf } from "@/lib/board/verdict";
 import { WORKLOAD_IDS } from "@/lib/protocol";
 
 /** "EAGLE-3 RedHatAI k=3 eagle3 · RedHatAI/Qwen3-8B-speculator.eagle3@08610ff", linked to the evaluation. */
@@ -23,15 +24,15 @@ export function SolutionCell({ entry }: { entry: BoardEntry }) {
   );
 }
 
-/** Passed, or failed with its reason. */
+/** Passed, or failed with its reason in words: every SpecScore of 0 reads as failed (protocol sections 5 and 7). */
 export function GateCell({ entry }: { entry: BoardEntry }) {
-  const r = entry.result;
-  if (!r || r.lossless === null) return <span className="text-slate-600">—</span>;
-  if (r.lossless) return <span className="text-emerald-800">passed</span>;
+  const verdict = verdictOf(entry.result);
+  if (verdict === null) return <span className="text-slate-600">—</span>;
+  if (verdict.kind === "passed") return <span className="text-emerald-800">passed</span>;
   return (
-    <span>
+    <span data-testid="verdict-failed">
       <span className="font-medium text-red-800">failed</span>{" "}
-      <span className="text-xs text-slate-700">{r.reason ?? r.gates.find((g) => !g.pass)?.check ?? ""}</span>
+      <span className="text-xs text-slate-700">{verdict.reason}</span>
     </span>
   );
 }

@@ -20,6 +20,12 @@ export interface EvaluationPage {
   entry: BoardEntry;
   phase: string | null;
   reason: string | null;
+  /** Whether the engine's last log lines were kept (a candidate that did not start or died, a broken plugin/). */
+  hasLogTail: boolean;
+  /**
+   * Those lines, only for a reader allowed them (an operator; the submitter reads them through the API with their
+   * token): an engine's log is its author's words, and a leak channel if anyone could read it.
+   */
   logTail: string | null;
   podId: string | null;
   gpuSeconds: number;
@@ -40,7 +46,10 @@ export interface EvaluationPage {
 }
 
 /** An evaluation's page, by the evaluation's id or by its submission's (then its latest evaluation). */
-export async function getEvaluationPage(id: string): Promise<EvaluationPage> {
+export async function getEvaluationPage(
+  id: string,
+  reader: { mayReadLogTail: boolean } = { mayReadLogTail: false },
+): Promise<EvaluationPage> {
   const include = { ...entryInclude, passes: true, gates: true, phases: true, ledger: true } as const;
   let row = await db().evaluation.findUnique({ where: { id }, include });
   if (!row) {
@@ -66,7 +75,8 @@ export async function getEvaluationPage(id: string): Promise<EvaluationPage> {
     entry,
     phase: row.phase,
     reason: row.reason,
-    logTail: row.logTail,
+    hasLogTail: row.logTail !== null && row.logTail !== "",
+    logTail: reader.mayReadLogTail ? row.logTail : null,
     podId: row.podId,
     gpuSeconds: row.gpuSeconds,
     startedAt: row.startedAt?.toISOString() ?? null,

@@ -28,9 +28,13 @@ export function toEntry(row: EntryRow): BoardEntry {
   };
 }
 
-/** An evaluation with a stored score but no readable record still shows its score. */
+/**
+ * An evaluation with a stored score but no readable record still shows its score and its reason: a candidate
+ * that did not start or died is scored 0 with no record. No record means no gate was judged: `lossless` is unknown.
+ */
 function scoreOnly(row: EntryRow): BoardEntry["result"] {
-  return resultView({ score: row.specscore, reason: row.reason });
+  const view = resultView({ score: row.specscore, reason: row.reason });
+  return view && { ...view, lossless: null };
 }
 
 export const entryInclude = {

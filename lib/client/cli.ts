@@ -38,12 +38,14 @@ async function api(path: string, init: RequestInit = {}): Promise<unknown> {
   return body;
 }
 
-async function watch(id: string): Promise<string> {
+/** Follows an evaluation to its end; true when it scored above 0 (a scored 0 comes with its reason: a failure). */
+async function watch(id: string): Promise<boolean> {
   const response = await fetch(`${clientEnv.SPECULATORARENA_URL}/api/submissions/${id}/events`);
   if (!response.ok || !response.body) fail(`events: HTTP ${response.status}`);
   const decoder = new TextDecoder();
   let buffer = "";
   let final = "unknown";
+  let zeroReason: unknown = null;
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
     let cut = buffer.indexOf("\n\n");
@@ -57,6 +59,7 @@ async function watch(id: string): Promise<string> {
       const d = JSON.parse(data) as Record<string, unknown>;
       if (event === "status") {
         final = String(d.status);
+        zeroReason = d.reason ?? null;
         console.log(`status ${d.status}${d.reason ? `: ${d.reason}` : ""}`);
       } else if (event === "phase") console.log(`phase ${d.phase}`);
       else if (event === "pass-ended")
@@ -64,7 +67,7 @@ async function watch(id: string): Promise<string> {
       else if (event === "engine" && d.state !== "stopping") console.log(`  ${d.engine} engine ${d.state}`);
     }
   }
-  return final;
+  return final === "scored" && !zeroReason;
 }
 
 const { positionals, values } = parseArgs({
@@ -98,11 +101,11 @@ if (command === "submit") {
     }),
   })) as { id: string };
   console.log(`submitted ${created.id}: ${clientEnv.SPECULATORARENA_URL}/evaluations/${created.id}`);
-  if (values.wait) process.exit((await watch(created.id)) === "scored" ? 0 : 1);
+  if (values.wait) process.exit((await watch(created.id)) ? 0 : 1);
 } else if (command === "status" && id) {
   console.log(JSON.stringify(await api(`/api/submissions/${id}`), null, 2));
 } else if (command === "watch" && id) {
-  process.exit((await watch(id)) === "scored" ? 0 : 1);
+  process.exit((await watch(id)) ? 0 : 1);
 } else if (command === "budget") {
   console.log(JSON.stringify(await api("/api/budget"), null, 2));
 } else {

@@ -3,6 +3,7 @@ import type { Prisma } from "../db/generated/client";
 import type { EvaluationStatus } from "../db/generated/enums";
 import { AppError } from "../http/app-error";
 import { appendEvent } from "./append-event";
+import { publicReason } from "./public-reason";
 import { refundIn } from "./refund-evaluation";
 import { isTerminal, predecessorsOf } from "./status-machine";
 
@@ -26,6 +27,8 @@ export async function moveEvaluation(
   options: MoveOptions = {},
 ): Promise<boolean> {
   const now = new Date();
+  // the one place a reason is stored and published: no server path leaves it
+  const reason = options.reason === undefined ? undefined : publicReason(options.reason, { evaluationId, to });
   const moved = await db().$transaction(async (tx) => {
     const result = await tx.evaluation.updateMany({
       where: {
@@ -37,7 +40,7 @@ export async function moveEvaluation(
         ...options.data,
         status: to,
         ...(options.phase === undefined ? {} : { phase: options.phase }),
-        ...(options.reason === undefined ? {} : { reason: options.reason }),
+        ...(reason === undefined ? {} : { reason }),
         ...(isTerminal(to) ? { finishedAt: now, leaseOwner: null, leaseExpiresAt: null } : {}),
       },
     });
@@ -49,7 +52,7 @@ export async function moveEvaluation(
   await appendEvent(evaluationId, "status", {
     status: to,
     phase: options.phase ?? null,
-    reason: options.reason ?? null,
+    reason: reason ?? null,
   });
   return true;
 }

@@ -116,15 +116,18 @@ describe("the evaluation pipeline on the embedded default", () => {
     expect(record.ratios.solo!.ratio).toBeGreaterThan(1);
   }, 600_000);
 
-  it("ends a candidate that never becomes healthy as failed, with that reason, and charges it", async () => {
+  it("scores a candidate that never becomes healthy 0, with that reason, and charges it (protocol section 7)", async () => {
     const created = await submitEngine(await engineArchive("never-healthy"));
     const evaluation = await until(async () => {
       const e = await db().evaluation.findUnique({ where: { id: created.evaluationId }, include: { ledger: true } });
       return e && ["failed", "void", "scored"].includes(e.status) ? e : undefined;
     }, 240_000);
-    expect([evaluation.status, evaluation.reason]).toEqual(["failed", expect.any(String)]);
+    expect([evaluation.status, evaluation.specscore, evaluation.reason]).toEqual(["scored", 0, expect.any(String)]);
     expect(evaluation.reason).toMatch(/candidate engine did not start: the engine did not answer \/health within 30 s/);
     expect(evaluation.ledger.map((l) => l.kind)).toEqual(["charge"]);
+    // its log is kept for its submitter, and no public reason names a server path
+    expect(evaluation.logTail).not.toBeNull();
+    expect(evaluation.reason).not.toMatch(/\/(tmp|work|home|root)\//);
   }, 300_000);
 
   it("ends void and refunds the budget when the stock engine cannot start", async () => {

@@ -9,6 +9,7 @@ import { appendEvent } from "./append-event";
 import { claimEvaluation, leaseRenewMs, MAX_ATTEMPTS, renewLease } from "./lease";
 import { advanceEvaluation, moveEvaluation } from "./move-evaluation";
 import { podDeadlineSeconds } from "./pod-deadline";
+import { publicText } from "./public-reason";
 import { recordResult } from "./record-result";
 import { poolPathFor, stockEngineDir } from "./runtime";
 import { sealInputs } from "./seal-inputs";
@@ -112,28 +113,42 @@ async function runClaimed(
           : null,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
     if (error instanceof FetchError && error.fault === "submission") {
-      await moveEvaluation(evaluationId, "failed", { attempt, reason: message });
+      await moveEvaluation(evaluationId, "failed", { attempt, reason: error.message });
     } else {
-      await voidEvaluation(evaluationId, attempt, `fetching failed on the arena's side: ${message}`);
+      // the arena's own failure: its raw words (a file system error names server paths) are for the operators' log
+      logger.warn("fetching failed on the arena's side", {
+        evaluationId,
+        attempt,
+        error: String(error),
+        ...(error instanceof Error && error.cause !== undefined ? { cause: String(error.cause) } : {}),
+      });
+      await voidEvaluation(evaluationId, attempt, `fetching failed on the arena's side: ${arenaFailure(error)}`);
     }
     return { kind: "done" };
   }
   await db().evaluation.updateMany({
     where: { id: evaluationId, attempt },
-    data: { engineSha256: sealed.engineDigest, speculatorCommit: sealed.speculatorCommit },
+    data: {
+      engineSha256: sealed.engineDigest,
+      speculatorCommit: sealed.speculatorCommit,
+      speculatorSha256: sealed.speculatorDigest,
+      speculatorFiles:
+        sealed.speculatorFiles.length > 0 ? (sealed.speculatorFiles as unknown as Prisma.InputJsonValue) : undefined,
+    },
   });
   await appendEvent(evaluationId, "sealed", {
     engine_sha256: sealed.engineDigest,
     speculator_commit: sealed.speculatorCommit,
     speculator_sha256: sealed.speculatorDigest,
+    speculator_files: sealed.speculatorFiles as unknown as Prisma.InputJsonValue,
   });
   let poolPath: string | undefined;
   try {
     poolPath = await poolPathFor(submission.split);
   } catch (error) {
-    await voidEvaluation(evaluationId, attempt, (error as Error).message);
+    logger.warn("the test pool could not be prepared", { evaluationId, attempt, error: String(error) });
+    await voidEvaluation(evaluationId, attempt, "the test pool could not be prepared on the arena's side");
     return { kind: "done" };
   }
   if (!(await advanceEvaluation(evaluationId, "running", attempt, "starting"))) return { kind: "done" };
@@ -192,7 +207,10 @@ async function runClaimed(
     return { kind: "done" };
   }
   if (!result) {
-    const why = exit.kind === "failed" ? `${exit.reason}: ${exit.message}` : "the pod ended without a result";
+    // the backend's message can quote the agent's stderr (stack traces, server paths): the log keeps it
+    if (exit.kind === "failed")
+      logger.warn("the pod was lost", { evaluationId, attempt, reason: exit.reason, message: exit.message });
+    const why = exit.kind === "failed" ? exit.reason : "the pod ended without a result";
     await voidEvaluation(evaluationId, attempt, `the pod was lost (${why})`);
     return { kind: "done" };
   }
@@ -231,5 +249,17 @@ async function relay(evaluationId: string, attempt: number, event: AgentEvent): 
     });
   }
   const { type, ...data } = event;
+  // the agent's words are public on the events stream: no server path in them
+  if (event.type === "log") Object.assign(data, { message: publicText(event.message, { evaluationId }) });
+  if (event.type === "engine" && event.detail !== undefined)
+    Object.assign(data, { detail: publicText(event.detail, { evaluationId }) });
   await appendEvent(evaluationId, type, data as Prisma.InputJsonValue);
+}
+
+/** A public word for the arena's own failure: an error's code (ENOSPC, EACCES…), or its kind, never its message. */
+function arenaFailure(error: unknown): string {
+  if (error instanceof FetchError) return error.message;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && /^[A-Z][A-Z0-9_]+$/.test(code)) return `a file system or system error (${code})`;
+  return "an unexpected error (see the worker's log)";
 }

@@ -61,6 +61,7 @@ function aaInputs(seed: number): EvaluationInputs {
       seeds: { sessions: seed },
       engine_archive_sha256: "ab".repeat(32),
       speculator_commit: null,
+      speculator_sha256: null,
       image: "sim-engine",
       device: "simulated B200",
     },
@@ -150,6 +151,22 @@ describe("judgeEvaluation", () => {
     const r = judgeEvaluation(i);
     expect(r.ratios.solo).toEqual({ passes: [2, 0, 0], ratio: 0 });
     expect(r.score).toBe(0);
+    // every gate passed: the 0 still says why, in the protocol's words
+    expect(r.gates.every((g) => g.pass)).toBe(true);
+    expect(r.reason).toBe("the candidate failed more requests than the stock engine on most passes of solo");
+    expect(r.void).toBeNull();
+  });
+
+  it("keeps a score above 0 when only one pass of a workload breaks the failed-requests rule", () => {
+    const i = aaInputs(1);
+    i.passes.team = [
+      { candidateSpeed: 200, stockSpeed: 100, candidateFailed: 0, stockFailed: 0, requests: 50 },
+      { candidateSpeed: 200, stockSpeed: 100, candidateFailed: 9, stockFailed: 1, requests: 50 },
+      { candidateSpeed: 220, stockSpeed: 100, candidateFailed: 3, stockFailed: 1, requests: 50 },
+    ];
+    const r = judgeEvaluation(i);
+    expect(r.ratios.team).toEqual({ passes: [2, 0, 2.2], ratio: 2 });
+    expect(r.score).toBeGreaterThan(0);
     expect(r.reason).toBeNull();
   });
 });

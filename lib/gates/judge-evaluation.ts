@@ -8,7 +8,7 @@ import { lengthRatio, pairReplies, type ReplyLength } from "./stats/length-ratio
 import { memoryVerdict } from "./stats/memory";
 import { findOffload } from "./stats/offload-log";
 import { type Cluster, ratioEstimate } from "./stats/ratio-estimate";
-import { type PassSpeeds, passRatio } from "./stats/specscore";
+import { breaksFailuresRule, type PassSpeeds, passRatio } from "./stats/specscore";
 import type { AnswerCount } from "./stats/unanswered";
 
 /** A sampled reply as the stock engine scored it under the target. */
@@ -51,6 +51,7 @@ export interface EvaluationInputs {
     seeds: Record<string, number | string>;
     engine_archive_sha256: string | null;
     speculator_commit: string | null;
+    speculator_sha256: string | null;
     image: string;
     device: string;
   };
@@ -78,10 +79,12 @@ export function judgeEvaluation(inputs: EvaluationInputs): ResultRecord {
   const protocol = currentProtocol();
   const z = protocol.gates.z;
   const passes = {} as Record<WorkloadId, number[]>;
+  const brokenPasses = {} as Record<WorkloadId, number>;
   const lengths = {} as Record<WorkloadId | "pooled", ReturnType<typeof lengthRatio>>;
   const pooled: { candidate: number; stock: number }[] = [];
   for (const w of WORKLOAD_IDS) {
     passes[w] = inputs.passes[w].map((p) => (typeof p === "number" ? p : passRatio(p)));
+    brokenPasses[w] = inputs.passes[w].filter((p) => typeof p !== "number" && breaksFailuresRule(p)).length;
     const pairs = pairReplies(inputs.lengths[w].candidate, inputs.lengths[w].stock);
     pooled.push(...pairs);
     lengths[w] = lengthRatio(pairs, z);
@@ -98,6 +101,7 @@ export function judgeEvaluation(inputs: EvaluationInputs): ResultRecord {
   return buildRecord({
     task: inputs.task,
     passes,
+    brokenPasses,
     greedyAgreement: greedyAgreement(checks.greedy.candidate, checks.greedy.stock).agreement,
     likelihood: sampledGap(checks, (s) => s.logprobSum),
     argmax: sampledGap(checks, (s) => s.notFirstChoice),

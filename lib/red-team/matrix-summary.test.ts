@@ -20,7 +20,8 @@ function run(mode: string, seed: string, failing: GateKey[], outcome?: PodRun["o
   return {
     mode,
     seed,
-    outcome: outcome ?? (failing.length ? "failed" : "scored"),
+    // a failed gate is a measurement scored 0: the agent reports it `scored`, with its record
+    outcome: outcome ?? "scored",
     reason: failing.length ? `${failing[0]} failed` : null,
     record: outcome === "void" ? null : record,
     wallSeconds: 1,
@@ -45,6 +46,8 @@ describe("matrix verdicts", () => {
 
   it("counts an attack caught only by its own gate, and an honest row only when every gate passes", () => {
     expect(verdictOf(row("quantized"), run("quantized", "1", ["fidelity"])).asExpected).toBe(true);
+    // an agent built before the rule reported the same catch as `failed`: its record decides
+    expect(verdictOf(row("quantized"), run("quantized", "1", ["fidelity"], "failed")).asExpected).toBe(true);
     expect(verdictOf(row("quantized"), run("quantized", "1", ["length"])).asExpected).toBe(false);
     expect(verdictOf(row("quantized"), run("quantized", "1", [])).asExpected).toBe(false);
     expect(verdictOf(row("eagle"), run("eagle", "1", [])).asExpected).toBe(true);

@@ -37,7 +37,9 @@ describe("red-team matrix", () => {
 
       for (const v of result.verdicts) {
         if (v.kind === "attack") {
-          expect.soft(v.outcome, `${v.mode}: ${v.reason}`).toBe("failed");
+          // caught: a measurement scored 0, with the failed gate's reason (protocol section 5)
+          expect.soft(v.outcome, `${v.mode}: ${v.reason}`).toBe("scored");
+          expect.soft(v.specscore, `${v.mode}: ${v.reason}`).toBe(0);
           expect
             .soft(
               v.failedGates.filter((k) => v.expectedGates.includes(k)),

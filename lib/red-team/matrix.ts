@@ -24,7 +24,7 @@ export interface RunVerdict {
   failedGates: GateKey[];
   /** The gates section 9 names for an attack; empty for A/A and honest rows. */
   expectedGates: readonly GateKey[];
-  /** A/A and honest: every gate passed (scored). Attack: failed, and by one of `expectedGates`. */
+  /** A/A and honest: every gate passed (scored). Attack: scored 0, by one of `expectedGates` failing. */
   asExpected: boolean;
   specscore: number | null;
   speedup: number | null;
@@ -59,9 +59,13 @@ function failedGates(rows: readonly GateRow[]): GateKey[] {
 /** The verdict on one run for its row. */
 export function verdictOf(row: MatrixMode, run: PodRun): RunVerdict {
   const failed = run.record ? failedGates(run.record.gates) : [];
+  // a caught attack is a measurement scored 0 (protocol section 5): the agent reports it `scored` with its record;
+  // an agent built before that rule reported it `failed`, and the failed gates in the record decide either way
   const asExpected =
     row.kind === "attack"
-      ? run.outcome === "failed" && failed.some((k) => row.caughtBy.includes(k))
+      ? (run.outcome === "scored" || run.outcome === "failed") &&
+        run.record?.specscore === 0 &&
+        failed.some((k) => row.caughtBy.includes(k))
       : run.outcome === "scored" && failed.length === 0;
   return {
     mode: run.mode,

@@ -1,5 +1,17 @@
 import { db } from "../db/client";
 import { AppError } from "../http/app-error";
+import type { AccountKind } from "../protocol";
+
+/** Who reads a submission through the API: the token's account. */
+export interface SubmissionReader {
+  accountId: string;
+  kind: AccountKind;
+}
+
+/** A failing engine's log lines are its submitter's and the operators', never other readers'. */
+export function mayReadLogTail(reader: SubmissionReader | undefined, ownerAccountId: string): boolean {
+  return reader !== undefined && (reader.accountId === ownerAccountId || reader.kind === "admin");
+}
 
 export interface SubmissionView {
   id: string;
@@ -23,18 +35,23 @@ export interface SubmissionView {
     started_at: string | null;
     finished_at: string | null;
     result: unknown;
+    /** The engine's last log lines, present only for its submitter and the operators (null when none were kept). */
+    log_tail?: string | null;
   } | null;
 }
 
-/** A submission and its latest evaluation; the engine archive itself is never returned. */
-export async function getSubmission(id: string): Promise<SubmissionView> {
+/**
+ * A submission and its latest evaluation; the engine archive itself is never returned, and the engine's log lines
+ * only to a reader allowed them (none given: a public view, as the events stream's).
+ */
+export async function getSubmission(id: string, reader?: SubmissionReader): Promise<SubmissionView> {
   const s = await db().submission.findUnique({
     where: { id },
     omit: { engineArchive: true },
     include: { account: true, evaluations: { orderBy: { queuedAt: "desc" }, take: 1 } },
   });
   if (!s) throw new AppError({ code: "not_found", message: `submission ${id} not found` });
-  return toView(s);
+  return toView(s, reader);
 }
 
 type Row = NonNullable<Awaited<ReturnType<typeof findForView>>>;
@@ -45,7 +62,7 @@ const findForView = (id: string) =>
     include: { account: true, evaluations: { orderBy: { queuedAt: "desc" }, take: 1 } },
   });
 
-export function toView(s: Row): SubmissionView {
+export function toView(s: Row, reader?: SubmissionReader): SubmissionView {
   const e = s.evaluations[0];
   return {
     id: s.id,
@@ -76,6 +93,7 @@ export function toView(s: Row): SubmissionView {
           started_at: e.startedAt?.toISOString() ?? null,
           finished_at: e.finishedAt?.toISOString() ?? null,
           result: e.status === "scored" || e.status === "failed" || e.status === "void" ? e.result : null,
+          ...(mayReadLogTail(reader, s.accountId) ? { log_tail: e.logTail } : {}),
         }
       : null,
   };

@@ -10,5 +10,6 @@ export async function listOwnSubmissions(accountId: string, limit = 100): Promis
     omit: { engineArchive: true },
     include: { account: true, evaluations: { orderBy: { queuedAt: "desc" }, take: 1 } },
   });
-  return rows.map(toView);
+  // the caller's own: their engines' log lines included
+  return rows.map((row) => toView(row, { accountId, kind: "participant" }));
 }

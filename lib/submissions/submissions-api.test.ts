@@ -230,6 +230,46 @@ describe("the submission API", () => {
       }),
       /^engine\.inline: the archive holds a link/,
     ],
+    [
+      "an archive holding launch.sh both as a file and as a folder",
+      (b) => ({
+        ...b,
+        engine: {
+          inline: gzipSync(
+            writeTar([
+              { path: "launch.sh/", type: "directory" },
+              { path: "launch.sh", data: launch },
+            ]),
+          ).toString("base64"),
+        },
+      }),
+      /^engine\.inline: the archive holds "launch\.sh" both as a file and as a folder$/,
+    ],
+    [
+      "an archive holding one path twice",
+      (b) => ({
+        ...b,
+        engine: {
+          inline: gzipSync(
+            writeTar([
+              { path: "launch.sh", data: launch },
+              { path: "launch.sh", data: launch },
+            ]),
+          ).toString("base64"),
+        },
+      }),
+      /^engine\.inline: the archive holds "launch\.sh" twice/,
+    ],
+    [
+      "an archive whose launch.sh is a folder",
+      (b) => ({
+        ...b,
+        engine: {
+          inline: gzipSync(writeTar([{ path: "launch.sh/serve", data: launch }])).toString("base64"),
+        },
+      }),
+      /^engine\.inline: the archive holds "launch\.sh" as a folder: it must be a file$/,
+    ],
     ["an unknown field", (b) => ({ ...b, priority: "high" }), /priority|Unrecognized/],
     ["an unknown profile", (b) => ({ ...b, profile: "turbo" }), /^profile: is not a profile/],
   ];

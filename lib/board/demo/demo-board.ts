@@ -196,6 +196,7 @@ function figures(e: DemoEntry): MeasuredFigures {
       seeds: { sessions: 1 },
       engine_archive_sha256: null,
       speculator_commit: null,
+      speculator_sha256: null,
       image: currentProtocol().image.reference,
       device: "demo",
     },

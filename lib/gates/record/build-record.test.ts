@@ -26,6 +26,7 @@ const seedFigures: MeasuredFigures = {
     seeds: { sessions: 1 },
     engine_archive_sha256: null,
     speculator_commit: null,
+    speculator_sha256: null,
     image: "vllm/vllm-openai:0.25.1",
     device: "1 × B200",
   },

@@ -5,7 +5,7 @@ import type { OffloadFinding } from "../stats/offload-log";
 import { geometricMean, median } from "../stats/specscore";
 import { type AnswerCount, tooManyUnanswered } from "../stats/unanswered";
 import { gapWithHalfWidth, gib, percent, ratioWithInterval, shortNumber } from "./format";
-import { GATE_CHECKS, GATE_REASONS, REASON_ORDER, TABLE_ORDER, VOID_REASON } from "./reasons";
+import { GATE_CHECKS, GATE_REASONS, REASON_ORDER, TABLE_ORDER, VOID_REASON, zeroSpeedReason } from "./reasons";
 import {
   type CacheHit,
   type GapRecord,
@@ -25,6 +25,8 @@ export interface MeasuredFigures {
   task: TaskId;
   /** Each workload's pass ratios (the failed-requests rule already applied); its ratio is their median. */
   passes: Record<WorkloadId, readonly number[]>;
+  /** Per workload, how many of its passes broke the failed-requests rule (and so count as 0); none when absent. */
+  brokenPasses?: Partial<Record<WorkloadId, number>>;
   greedyAgreement: number | null;
   likelihood: GapRecord | null;
   argmax: GapRecord | null;
@@ -113,6 +115,14 @@ export function buildRecord(f: MeasuredFigures): ResultRecord {
   const isVoid = CHECKS.some((c) => tooManyUnanswered(f.answers[c].stock));
   const voidReason = isVoid ? VOID_REASON : null;
   const specscore = isVoid ? null : failed === undefined ? speedup : 0;
+  // invariant: a SpecScore of 0 always says why, also when every gate passed and a workload's speedup is 0
+  const zeroReason =
+    specscore === 0 && failed === undefined
+      ? zeroSpeedReason(
+          WORKLOAD_IDS.filter((w) => ratios[w].ratio === 0),
+          WORKLOAD_IDS.filter((w) => ratios[w].ratio === 0 && (f.brokenPasses?.[w] ?? 0) > 0),
+        )
+      : null;
 
   const latency = {} as ResultRecord["latency"];
   const cacheHits = {} as ResultRecord["cache_hits"];
@@ -132,7 +142,7 @@ export function buildRecord(f: MeasuredFigures): ResultRecord {
     memory: { ok: memoryOk, peak_mib: f.memory.peak_mib, allowed_mib: f.memory.allowed_mib },
     acceptance: f.acceptance,
     limits,
-    reason: voidReason ?? (failed === undefined ? null : GATE_REASONS[failed]),
+    reason: voidReason ?? (failed === undefined ? zeroReason : GATE_REASONS[failed]),
     score: specscore,
     speedup,
     gates,

@@ -1,3 +1,4 @@
+import type { WorkloadId } from "@/lib/protocol";
 import type { GateKey } from "./schema";
 
 /** The sentence the board shows for a failed gate (the seed board's wording for the likelihood). */
@@ -49,3 +50,16 @@ export const TABLE_ORDER: readonly GateKey[] = [
 
 export const VOID_REASON =
   "the stock engine left more than 10% of a check's requests unanswered: the evaluation is void";
+
+const list = (ws: readonly string[]) =>
+  ws.length < 2 ? ws.join("") : `${ws.slice(0, -1).join(", ")} and ${ws.at(-1)}`;
+
+/**
+ * Why SpecScore is 0 when every gate passed: a workload's speedup, the median of its passes, is 0. The protocol's
+ * failed-requests rule (section 7) is the usual cause: each pass that breaks it counts as a ratio of 0.
+ */
+export function zeroSpeedReason(zeroed: readonly WorkloadId[], brokenByFailures: readonly WorkloadId[]): string {
+  if (brokenByFailures.length > 0)
+    return `the candidate failed more requests than the stock engine on most passes of ${list(brokenByFailures)}`;
+  return `the candidate's speedup on ${list(zeroed) || "a workload"} is 0`;
+}

@@ -66,6 +66,8 @@ export const reproducibilitySchema = z.object({
   seeds: z.record(z.string(), z.union([z.number(), z.string()])),
   engine_archive_sha256: z.string().nullable(),
   speculator_commit: z.string().nullable(),
+  /** The sealed speculator's digest (its files' paths and sha256s); the worker fills it and the two above. */
+  speculator_sha256: z.string().nullable().default(null),
   image: z.string(),
   device: z.string(),
 });
@@ -91,7 +93,7 @@ export const resultRecordSchema = z.object({
   memory: z.object({ ok: z.boolean(), peak_mib: finite, allowed_mib: finite }),
   acceptance: workloads(finite.nullable()),
   limits: limitsSchema,
-  /** The first failing gate's reason in words; null when every gate passed. */
+  /** The first failing gate's reason in words, or why SpecScore is 0 though every gate passed; null when it scored. */
   reason: z.string().nullable(),
   /** What the board ranks: SpecScore, or null when the evaluation is void. */
   score: finite.nonnegative().nullable(),

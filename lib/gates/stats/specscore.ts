@@ -10,10 +10,15 @@ export interface PassSpeeds {
   requests: number;
 }
 
+/** The failed-requests rule (protocol section 7): the candidate failed more than the stock engine, beyond the allowance. */
+export function breaksFailuresRule(pass: PassSpeeds): boolean {
+  return pass.candidateFailed - pass.stockFailed > failedRequestsAllowance(pass.requests);
+}
+
 /** A pass's speed ratio; 0 when the candidate failed more requests than the stock engine beyond the allowance. */
 export function passRatio(pass: PassSpeeds): number {
   if (!(pass.stockSpeed > 0)) throw new Error(`stock speed must be positive, got ${pass.stockSpeed}`);
-  if (pass.candidateFailed - pass.stockFailed > failedRequestsAllowance(pass.requests)) return 0;
+  if (breaksFailuresRule(pass)) return 0;
   return Math.max(0, pass.candidateSpeed) / pass.stockSpeed;
 }
 

@@ -3,16 +3,19 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { EngineLatencyChart } from "@/components/charts/engine-latency-chart";
 import { PassSpeedChart } from "@/components/charts/pass-speed-chart";
+import { EngineLog } from "@/components/evaluation/engine-log";
 import { LiveProgress } from "@/components/evaluation/live-progress";
 import { DataTable, type TableSpec } from "@/components/ui/data-table";
 import { Section } from "@/components/ui/section";
 import { ProfileLabel, StatusLabel } from "@/components/ui/status-label";
+import { currentAdmin } from "@/lib/auth/admin-session";
 import { formatDuration, formatRatio, formatScore, formatShare, formatUtc, shortRevision } from "@/lib/board/format";
 import { gateAnchor } from "@/lib/board/gate-anchor";
 import { type EvaluationPage, getEvaluationPage } from "@/lib/board/get-evaluation";
 import { pairPassSpeeds } from "@/lib/board/pass-speeds";
 import { orderedRecord } from "@/lib/board/record-order";
 import type { GateView, WorkloadView } from "@/lib/board/result-view";
+import { verdictLine, verdictOf } from "@/lib/board/verdict";
 import { isAppError } from "@/lib/http/app-error";
 import { getTask, isTaskId, WORKLOAD_IDS } from "@/lib/protocol";
 
@@ -20,8 +23,17 @@ export const dynamic = "force-dynamic";
 
 type Props = { params: Promise<{ id: string }> };
 
-/** One read per request, shared by the metadata and the page. */
-const readPage = cache((id: string) => getEvaluationPage(id));
+/** One read per request, shared by the metadata and the page; an operator's read includes the engine's log lines. */
+const readPage = cache(async (id: string) => getEvaluationPage(id, { mayReadLogTail: await isOperator() }));
+
+async function isOperator(): Promise<boolean> {
+  try {
+    return (await currentAdmin()) !== null;
+  } catch {
+    // no session configured (NEXTAUTH_SECRET unset): nobody reads as an operator
+    return false;
+  }
+}
 
 async function load(id: string): Promise<EvaluationPage> {
   try {
@@ -101,6 +113,7 @@ export default async function EvaluationPageView({ params }: Props) {
   const active = ACTIVE.includes(entry.status);
   const passPairs = pairPassSpeeds(page.passes);
   const workloadViews = result ? WORKLOAD_IDS.map((w) => result.workloads[w]) : [];
+  const verdict = verdictOf(result);
 
   return (
     <article className="space-y-8">
@@ -162,15 +175,14 @@ export default async function EvaluationPageView({ params }: Props) {
             The evaluation failed
           </h2>
           <p className="mt-1 text-sm">{page.reason ?? "no reason was recorded"}</p>
-          {page.logTail ? (
-            <details open className="mt-3">
-              <summary className="cursor-pointer text-sm font-medium">The engine&apos;s log, last lines</summary>
-              <pre className="mt-2 max-h-96 overflow-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
-                {page.logTail}
-              </pre>
-            </details>
-          ) : null}
+          <p className="mt-1 text-sm text-slate-700">
+            Nothing was measured: this evaluation is charged and never ranked.
+          </p>
         </section>
+      ) : null}
+
+      {page.hasLogTail && !active ? (
+        <EngineLog submissionId={entry.submissionId} evaluationId={entry.evaluationId} initial={page.logTail} />
       ) : null}
 
       {entry.status === "cancelled" ? (
@@ -184,7 +196,7 @@ export default async function EvaluationPageView({ params }: Props) {
               Verdict
             </h2>
             <p className="text-lg font-medium" data-testid="verdict">
-              {result.lossless ? "Passed every gate." : `Failed a gate: ${result.reason ?? "see the table below"}.`}
+              {verdictLine(verdict)}
             </p>
             <p className="mt-3 flex flex-wrap items-baseline gap-x-3">
               <span className="text-slate-700">SpecScore</span>
@@ -192,8 +204,13 @@ export default async function EvaluationPageView({ params }: Props) {
                 {formatScore(result.score)}
               </span>
               <span className="text-sm text-slate-700">
-                geometric mean of the three speedups{result.lossless === false ? "; 0 because a gate failed" : ""}
-                {result.lossless === false && result.speedup !== null
+                geometric mean of the three speedups
+                {verdict?.kind === "failed"
+                  ? verdict.gate
+                    ? "; 0 because a gate failed"
+                    : "; 0 by the protocol's engine rules (section 7)"
+                  : ""}
+                {verdict?.kind === "failed" && result.speedup !== null && result.speedup > 0
                   ? ` (their mean was ${formatScore(result.speedup)})`
                   : ""}
               </span>

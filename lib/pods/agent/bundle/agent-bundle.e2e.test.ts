@@ -54,8 +54,10 @@ describe("the pod agent bundle", () => {
         env: redTeamEnv(process.env),
         agent: { command: join(bundle, "node"), args: [join(bundle, AGENT_BUNDLE_ENTRY)], cwd: base },
       });
-      expect(run.outcome, `${run.reason}\n${run.logTail ?? ""}`).toBe("failed");
+      // a failed gate is a measurement scored 0, with its reason (protocol section 5)
+      expect(run.outcome, `${run.reason}\n${run.logTail ?? ""}`).toBe("scored");
       expect(run.record).not.toBeNull();
+      expect(run.record!.score).toBe(0);
       for (const w of WORKLOAD_IDS) expect(run.record!.ratios[w].passes.length).toBe(3);
       // one of eight probes is more than the 10% a check may leave unanswered
       expect(run.reason).toBe(GATE_REASONS.answers);
