@@ -1,4 +1,4 @@
-import { chown, mkdir } from "node:fs/promises";
+import { chmod, chown, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type CheckMeasurements,
@@ -12,20 +12,19 @@ import {
 } from "../../gates";
 import {
   createJudgeAgent,
-  createTokenCounter,
   DEV_POOL_PATH,
   fixedTexts,
   greedyProbes,
   loadPool,
+  openTargetTokens,
   type Pool,
   planEvaluation,
   runWorkload,
 } from "../../judge";
 import { currentProtocol, getProfile, getTask, WORKLOAD_IDS, type WorkloadId } from "../../protocol";
-import { ChatTemplate } from "../../tokenizer/chat-template";
-import { defaultTokenizer } from "../../tokenizer/qwen3-tokenizer";
-import { type DeviceProbe, detectDeviceProbe, simulatedDeviceProbe } from "./device-probe";
+import { type DeviceProbe, detectDeviceProbe, nvidiaSmiProbe, simulatedDeviceProbe } from "./device-probe";
 import { engineEnv } from "./engine-env";
+import { engineLogin } from "./engine-login";
 import { type RunningEngine, startEngine, stopEngine, waitHealthy } from "./engine-process";
 import { type EngineIdentity, engineIdentity } from "./engine-user";
 import type { AgentEnv } from "./env";
@@ -33,6 +32,7 @@ import type { AgentEvent } from "./events";
 import { freePort } from "./free-port";
 import { acceptanceOf, cacheHitOf, latencyOf, lengthsOf, repliesByWorkload, type TimedResults } from "./measure";
 import { startMemorySampler } from "./memory-sampler";
+import { installPlugin } from "./plugin-install";
 import { waitDeviceIdle } from "./wait-device-idle";
 
 /** The simulated device stands for a B200 as nvidia-smi reports it. */
@@ -44,7 +44,7 @@ type Role = "candidate" | "stock";
 /** Ends the pod's work early with an outcome: a failed candidate (charged) or a void evaluation (refunded). */
 class PodOutcome extends Error {
   constructor(
-    readonly outcome: "failed" | "void",
+    readonly outcome: "scored" | "failed" | "void",
     reason: string,
     readonly logTail?: string,
   ) {
@@ -64,6 +64,23 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
   if (!found) throw new Error(`unknown profile ${env.ARENA_PROFILE}`);
   const profile = found;
   const pool: Pool = loadPool(env.ARENA_POOL_PATH ?? DEV_POOL_PATH);
+  // Every token is counted, and every check rendered, with the target's own tokenizer (TOKENIZER is the target's
+  // directory); a target without it cannot be judged: the arena's fault, before any engine starts.
+  const opened = await openTargetTokens(env.ARENA_TARGET_DIR).catch((error: unknown) =>
+    error instanceof Error ? error : new Error(String(error)),
+  );
+  if (opened instanceof Error) {
+    // the operators' fault: the full message (paths included) goes to the operators' log, not the public reason
+    emit({ type: "log", level: "error", message: `the target's tokenizer: ${opened.message}` });
+    emit({ type: "result", outcome: "void", reason: "the task's target has no usable tokenizer", record: null });
+    return;
+  }
+  const { tokenizer, template, counter } = opened;
+  emit({
+    type: "log",
+    level: "info",
+    message: `counting with the target's tokenizer: ${tokenizer.vocabSize} tokens, sha256 ${tokenizer.fingerprint.slice(0, 16)}`,
+  });
   await mkdir(env.ARENA_SCRATCH_DIR, { recursive: true });
   const mustReach = [
     join(env.ARENA_ENGINE_DIR, "launch.sh"),
@@ -85,10 +102,18 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
   await mkdir(deviceDir, { recursive: true });
   if (identity.uid !== null) await chown(deviceDir, identity.uid, identity.gid!);
   const deviceFile = join(deviceDir, "simulated-device.csv");
+  // The stock engine's SPECULATOR: a directory that exists, empty, which no engine may write (protocol section 3).
+  const noSpeculatorDir = join(env.ARENA_SCRATCH_DIR, "no-speculator");
+  await rm(noSpeculatorDir, { recursive: true, force: true });
+  await mkdir(noSpeculatorDir);
+  await chmod(noSpeculatorDir, 0o555);
+  const probeKind = env.ARENA_DEVICE_PROBE ?? (env.ARENA_ENGINE_RUNTIME === "sim" ? "simulated" : "auto");
   const device: { probe: DeviceProbe; kind: string } =
-    env.ARENA_ENGINE_RUNTIME === "sim"
+    probeKind === "simulated"
       ? { probe: simulatedDeviceProbe(deviceFile, SIMULATED_DEVICE_MIB), kind: "simulated" }
-      : await detectDeviceProbe(deviceFile, SIMULATED_DEVICE_MIB);
+      : probeKind === "nvidia"
+        ? { probe: nvidiaSmiProbe, kind: "nvidia" }
+        : await detectDeviceProbe(deviceFile, SIMULATED_DEVICE_MIB);
   const stopGraceMs =
     Math.min(env.ARENA_STOP_GRACE_SECONDS ?? protocol.engine.stopGraceSeconds, protocol.engine.stopGraceSeconds) * 1000;
   const simulated: Record<string, string> =
@@ -111,20 +136,45 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
     const scratch = join(env.ARENA_SCRATCH_DIR, `${role}-${starts}`);
     const port = await freePort();
     emit({ type: "engine", engine: role, state: "starting" });
+    const environment = engineEnv({
+      taskId: env.ARENA_TASK,
+      profile: profile.name,
+      port,
+      targetDir: env.ARENA_TARGET_DIR,
+      speculatorDir: role === "candidate" ? env.ARENA_SPECULATOR_DIR : noSpeculatorDir,
+      gpuMemoryUtilization: utilization,
+      homeDir: scratch,
+      login: engineLogin(identity),
+      image: { PATH: env.PATH, LD_LIBRARY_PATH: env.LD_LIBRARY_PATH },
+      simulated,
+    });
+    if (role === "candidate") {
+      // plugin/ lands in this start's HOME, which is removed when the engine stops: it is installed every start
+      const plugin = await installPlugin({
+        runtime: env.ARENA_ENGINE_RUNTIME,
+        engineDir: env.ARENA_ENGINE_DIR,
+        scratchDir: scratch,
+        env: environment,
+        identity,
+      });
+      if (plugin.status === "installed")
+        emit({ type: "log", level: "info", message: `plugin/ installed: ${plugin.summary}` });
+      if (plugin.status === "failed" || plugin.status === "unavailable") {
+        const why = `plugin/ did not install: ${plugin.why}`;
+        emit({ type: "log", level: "error", message: `the candidate's ${why}` });
+        emit({ type: "engine", engine: role, state: "start-failed", detail: why });
+        await rm(scratch, { recursive: true, force: true });
+        throw plugin.status === "failed"
+          ? new PodOutcome("failed", `the candidate's ${why}`, plugin.log.join("\n"))
+          : new PodOutcome("void", `the candidate's plugin/ could not be installed: ${plugin.why}`);
+      }
+    }
     const engine = await startEngine({
       role,
       engineDir: role === "candidate" ? env.ARENA_ENGINE_DIR : env.ARENA_STOCK_ENGINE_DIR,
       scratchDir: scratch,
       identity,
-      env: engineEnv({
-        taskId: env.ARENA_TASK,
-        profile: profile.name,
-        port,
-        targetDir: env.ARENA_TARGET_DIR,
-        speculatorDir: role === "candidate" ? env.ARENA_SPECULATOR_DIR : join(env.ARENA_SCRATCH_DIR, "no-speculator"),
-        gpuMemoryUtilization: utilization,
-        simulated,
-      }),
+      env: environment,
     });
     const entry = { engine, scratch };
     running.add(entry);
@@ -135,7 +185,7 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
       const tail = engine.logTail();
       await stop(entry);
       throw role === "candidate"
-        ? new PodOutcome("failed", `the candidate engine did not start: ${healthy.why}`, tail)
+        ? new PodOutcome("scored", `the candidate engine did not start: ${healthy.why}`, tail)
         : new PodOutcome("void", `the stock engine did not start: ${healthy.why}`, tail);
     }
     emit({ type: "engine", engine: role, state: "healthy" });
@@ -159,9 +209,6 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
   const seed = env.ARENA_SEED;
   const plan = planEvaluation(pool, { seed, task, profile });
   const dispatcher = createJudgeAgent();
-  const counter = await createTokenCounter();
-  const tokenizer = defaultTokenizer();
-  const template = new ChatTemplate(tokenizer.chatTemplate);
   const model = task.target.repository;
 
   async function timed(role: Role): Promise<TimedResults> {
@@ -185,7 +232,7 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
       if (dead(engine)) {
         const tail = engine.logTail();
         await stopRole(engine);
-        if (role === "candidate") throw new PodOutcome("failed", `the candidate engine died during ${workload}`, tail);
+        if (role === "candidate") throw new PodOutcome("scored", `the candidate engine died during ${workload}`, tail);
         throw new PodOutcome("void", `the stock engine died during ${workload}`, tail);
       }
     }
@@ -309,12 +356,13 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
         seeds: { evaluation: seed },
         engine_archive_sha256: null,
         speculator_commit: null,
+        speculator_sha256: null,
         image: env.ARENA_ENGINE_RUNTIME === "sim" ? "simulated engine" : protocol.image.reference,
         device:
           device.kind === "simulated" ? `simulated B200 (${SIMULATED_DEVICE_MIB} MiB)` : `GPU (${deviceTotalMib} MiB)`,
       },
     });
-    const outcome = record.void ? "void" : record.reason ? "failed" : "scored";
+    const outcome = record.void ? "void" : "scored";
     emit({
       type: "result",
       outcome,
