@@ -1,10 +1,10 @@
-import { copyFile, mkdir, rm, symlink } from "node:fs/promises";
+import { chmod, copyFile, cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
 import { BUNDLED_TOKEN_WORKER } from "@/lib/judge/tokens/token-counter";
-import { BUNDLED_TOKENIZER_DIR, copyTokenizerFiles } from "@/lib/tokenizer/qwen3-tokenizer";
+import { BUNDLED_TOKENIZER_DIR, copyQwen3TokenizerFiles } from "@/lib/tokenizer/packaged-qwen3";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
@@ -14,12 +14,21 @@ export const AGENT_BUNDLE_ENTRY = "pod-agent.mjs";
 export interface AgentBundleOptions {
   /** The Node binary beside the code: a copy (an image, which needs it), a link to this one (tests), or none. */
   node: "copy" | "link" | "none";
+  /**
+   * Also bundle the simulated engine (`sim-engine/`: its launcher, module, corpus and engine directories), for pods
+   * and drills that play simulated engines where there is no repository: a cluster without GPUs, a GPU host's drill.
+   */
+  simEngine?: boolean;
 }
+
+/** The simulated engine's launcher inside a bundle: what ARENA_SIM_ENGINE names there. */
+export const BUNDLED_SIM_ENGINE = "sim-engine/sim-engine";
 
 /**
  * Builds the pod agent as a directory that runs with no node_modules and no repository: the GPU pod's engine image
- * has neither (k8s/README.md). It holds the agent and its token worker as two ES modules, the Qwen3 tokenizer's
- * files and the public dev pool where the bundled code looks for them beside itself, and a Node binary.
+ * has neither (k8s/README.md). It holds the agent and its token worker as two ES modules, the public dev pool where
+ * the bundled code looks for it beside itself, Qwen3's tokenizer files (a target directory for drills: the agent
+ * itself counts with ARENA_TARGET_DIR's), and a Node binary.
  */
 export async function buildAgentBundle(outDir: string, options: AgentBundleOptions): Promise<void> {
   await rm(outDir, { recursive: true, force: true });
@@ -44,10 +53,28 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
     entryPoints: ["lib/judge/tokens/token-worker.ts"],
     outfile: join(outDir, BUNDLED_TOKEN_WORKER),
   });
-  await copyTokenizerFiles(join(outDir, BUNDLED_TOKENIZER_DIR));
+  await copyQwen3TokenizerFiles(join(outDir, BUNDLED_TOKENIZER_DIR));
   // DEV_POOL_PATH is `data/dev.jsonl` beside the module that names it, which bundled is the entry point
   await mkdir(join(outDir, "data"));
   await copyFile(DEV_POOL_PATH, join(outDir, "data", "dev.jsonl"));
+  if (options.simEngine) {
+    const dir = join(outDir, "sim-engine");
+    await build({ ...common, entryPoints: ["lib/sim-engine/cli.ts"], outfile: join(dir, "sim-engine.mjs") });
+    // the toy model reads its corpus beside the module that names it, which bundled is sim-engine.mjs
+    await copyFile(join(REPO_ROOT, "lib/sim-engine/model/corpus.jsonl"), join(dir, "corpus.jsonl"));
+    await cp(join(REPO_ROOT, "lib/sim-engine/engines"), join(dir, "engines"), { recursive: true });
+    await writeFile(
+      join(outDir, BUNDLED_SIM_ENGINE),
+      [
+        "#!/usr/bin/env bash",
+        "# The bundled simulated engine: lib/sim-engine/bin/sim-engine without the repository.",
+        'here="$(cd "$(dirname "$(readlink -f "$0")")" && pwd)"',
+        'exec "$here/../node" "$here/sim-engine.mjs" "$@"',
+        "",
+      ].join("\n"),
+    );
+    await chmod(join(outDir, BUNDLED_SIM_ENGINE), 0o755);
+  }
   if (options.node === "copy") await copyFile(process.execPath, join(outDir, "node"));
   if (options.node === "link") await symlink(process.execPath, join(outDir, "node"));
 }
@@ -55,6 +82,6 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const at = process.argv.indexOf("--out");
   const out = resolve(at > 0 ? process.argv[at + 1]! : join(REPO_ROOT, ".build/pod-agent"));
-  await buildAgentBundle(out, { node: "copy" });
+  await buildAgentBundle(out, { node: "copy", simEngine: process.argv.includes("--sim-engine") });
   console.log(`pod agent bundle: ${out} (run: ${join(out, "node")} ${join(out, AGENT_BUNDLE_ENTRY)})`);
 }
