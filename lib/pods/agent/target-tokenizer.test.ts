@@ -15,7 +15,7 @@ describe("the pod agent and the target's tokenizer", () => {
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-  it("ends the pod before any engine starts, void, naming the directory and the missing file", async () => {
+  it("ends the pod before any engine starts, void, its log naming the directory and the missing file", async () => {
     const events: AgentEvent[] = [];
     const env = agentEnv({
       ARENA_EVALUATION_ID: "no-tokenizer",
@@ -31,13 +31,14 @@ describe("the pod agent and the target's tokenizer", () => {
       ARENA_ENGINE_RUNTIME: "sim",
     });
     await runPod(env, (e) => events.push(e), new AbortController().signal);
+    // the operators' log names the directory and the file; the public reason names no server path
     expect(events).toEqual([
       {
-        type: "result",
-        outcome: "void",
-        reason: `the target's tokenizer: the tokenizer directory ${join(base, "target")} has no tokenizer.json`,
-        record: null,
+        type: "log",
+        level: "error",
+        message: `the target's tokenizer: the tokenizer directory ${join(base, "target")} has no tokenizer.json`,
       },
+      { type: "result", outcome: "void", reason: "the task's target has no usable tokenizer", record: null },
     ]);
     // nothing was prepared for an engine
     expect(existsSync(join(base, "scratch"))).toBe(false);
