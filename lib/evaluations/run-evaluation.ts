@@ -12,7 +12,7 @@ import { podDeadlineSeconds } from "./pod-deadline";
 import { publicText } from "./public-reason";
 import { recordResult } from "./record-result";
 import { poolPathFor, stockEngineDir } from "./runtime";
-import { sealInputs } from "./seal-inputs";
+import { removeSealedInputs, sealInputs } from "./seal-inputs";
 import { isTerminal } from "./status-machine";
 
 export type RunOutcome = { kind: "done" } | { kind: "skipped" } | { kind: "retry-later"; afterMs: number };
@@ -35,7 +35,10 @@ async function voidEvaluation(evaluationId: string, attempt: number, reason: str
  */
 export async function runEvaluation(evaluationId: string, deps: RunDeps): Promise<RunOutcome> {
   const claim = await claimEvaluation(evaluationId, deps.workerId);
-  if (claim.kind === "over") return { kind: "skipped" };
+  if (claim.kind === "over") {
+    await removeInputsIfOver(evaluationId);
+    return { kind: "skipped" };
+  }
   if (claim.kind === "busy") return { kind: "retry-later", afterMs: claim.retryInMs };
   const { attempt } = claim;
   const log = (message: string, fields: Record<string, unknown> = {}) =>
@@ -47,6 +50,7 @@ export async function runEvaluation(evaluationId: string, deps: RunDeps): Promis
   }
   if (attempt > MAX_ATTEMPTS) {
     await voidEvaluation(evaluationId, attempt, `the evaluation's worker was lost ${attempt - 1} times`);
+    await removeInputsIfOver(evaluationId);
     return { kind: "done" };
   }
   if (claim.resumed)
@@ -65,6 +69,21 @@ export async function runEvaluation(evaluationId: string, deps: RunDeps): Promis
     return await runClaimed(evaluationId, attempt, deps, () => stale, log);
   } finally {
     clearInterval(lease);
+    await removeInputsIfOver(evaluationId);
+  }
+}
+
+/**
+ * Deletes the evaluation's sealed inputs once it has ended (scored, failed, void or cancelled), never while another
+ * attempt may still run on them.
+ */
+async function removeInputsIfOver(evaluationId: string): Promise<void> {
+  try {
+    const row = await db().evaluation.findUnique({ where: { id: evaluationId }, select: { status: true } });
+    if (row && isTerminal(row.status)) await removeSealedInputs(evaluationId);
+  } catch (error) {
+    // logged for the operators, never the job's own failure (a later run of this job deletes them again)
+    logger.warn("the sealed inputs could not be deleted", { evaluationId, error: String(error) });
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { env } from "../env";
@@ -22,6 +22,22 @@ export function dataDir(): string {
   return resolve(REPO_ROOT, env().ARENA_DATA_DIR);
 }
 
+/**
+ * The arena's data folder, made root-only (its owner's only: 0700) whatever an older arena left: every evaluation's
+ * sealed inputs, the pools and the pods' work folders live in it, and no engine may list or read any of them (a local
+ * pod sees its own inputs through bind mounts, lib/pods/sandbox). A folder under it may be given as well.
+ */
+export async function privateDataDir(...under: string[]): Promise<string> {
+  const root = dataDir();
+  let path = root;
+  for (const part of ["", ...under]) {
+    path = part === "" ? root : join(path, part);
+    await mkdir(path, { recursive: true, mode: 0o700 });
+    await chmod(path, 0o700);
+  }
+  return path;
+}
+
 /** The stock engine's directory: the simulated engine's stock mode on the embedded default, the pinned vLLM otherwise. */
 export function stockEngineDir(): string {
   const override = env().STOCK_ENGINE_DIR;
@@ -39,7 +55,7 @@ export function stockEngineDir(): string {
  * it stands for.
  */
 export async function targetDir(taskId: TaskId): Promise<string> {
-  const base = env().TARGETS_DIR ? resolve(env().TARGETS_DIR!) : join(dataDir(), "targets");
+  const base = env().TARGETS_DIR ? resolve(env().TARGETS_DIR!) : await privateDataDir("targets");
   const dir = join(base, taskId);
   if (env().ENGINE_RUNTIME === "sim") await makeSimulatedTarget(taskId, dir);
   try {
@@ -86,20 +102,29 @@ export function simEngineCommand(): string {
 
 /**
  * The session pool an evaluation plays: the public dev pool for `dev`; for `test` the operators' hidden pool,
- * or on the embedded default one cut once from the held-out share of the public data (never in the repository).
+ * or on the embedded default one cut once from the held-out share of the public data (never in the repository), and on
+ * a fresh clone without it, one held out of the shipped dev pool by its own key (labelled so: public text, not hidden).
  */
 export async function poolPathFor(split: "dev" | "test"): Promise<string | undefined> {
   if (split === "dev") return undefined;
   const configured = env().TEST_POOL_PATH;
   if (configured) return resolve(REPO_ROOT, configured);
-  const path = join(dataDir(), "pools", "test.jsonl");
+  const pools = await privateDataDir("pools");
+  let path = join(pools, "test.jsonl");
   if (!(await stat(path).catch(() => null))) {
-    const { makeTestPool } = await import("../judge/pool/test-pool");
     const source = resolve(REPO_ROOT, env().PUBLIC_DATA_DIR);
-    if (!(await stat(source).catch(() => null))) {
-      throw new Error(`no test pool: TEST_POOL_PATH is unset and the public data (${source}) is absent`);
+    if (await stat(source).catch(() => null)) {
+      const { makeTestPool } = await import("../judge/pool/test-pool");
+      makeTestPool(source, path);
+    } else {
+      // a fresh clone has no public data beside it: a test pool held out of the shipped dev pool by its own key
+      const { EMBEDDED_TEST_POOL_FILE, makeEmbeddedTestPool } = await import("../judge/pool/embedded-test-pool");
+      path = join(pools, EMBEDDED_TEST_POOL_FILE);
+      if (!(await stat(path).catch(() => null))) makeEmbeddedTestPool(path);
     }
-    makeTestPool(source, path);
   }
+  // hidden data: a local pod's agent (root) reads it, no engine user may; a Kubernetes pod's agent runs under a uid of
+  // its own and reads it through its subPath mount, which the file's mode must then allow
+  if (env().POD_BACKEND === "local") await chmod(path, 0o600);
   return path;
 }

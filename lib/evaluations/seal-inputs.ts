@@ -1,4 +1,4 @@
-import { mkdir, rm } from "node:fs/promises";
+import { chmod, mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { extractEngineArchive } from "../engine-archive/extract-archive";
 import { ArchiveError } from "../engine-archive/inspect-archive";
@@ -8,7 +8,7 @@ import { fetchEngineFromGit } from "../fetch/git-engine";
 import { type FetchedFile, fetchSpeculatorFromHub } from "../fetch/hub-speculator";
 import { sealDirectory } from "../fetch/seal-directory";
 import { currentProtocol, type TaskId } from "../protocol";
-import { dataDir, targetBytes, targetDir } from "./runtime";
+import { dataDir, privateDataDir, targetBytes, targetDir } from "./runtime";
 
 export interface SubmissionInputs {
   evaluationId: string;
@@ -31,9 +31,21 @@ export interface SealedInputs {
   speculatorFiles: FetchedFile[];
 }
 
-/** Fetches the engine and the speculator and seals both read-only, before any engine code runs. */
+/** Where an evaluation's sealed inputs live, every attempt's: inside the root-only data folder. */
+function evaluationFolder(evaluationId: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(evaluationId))
+    throw new Error(`an evaluation id unfit for a folder's name: ${evaluationId}`);
+  return join(dataDir(), "evaluations", evaluationId);
+}
+
+/**
+ * Fetches the engine and the speculator and seals both read-only, before any engine code runs. They are sealed
+ * inside the root-only data folder: a pod sees its own through bind mounts, and no engine sees another's.
+ */
 export async function sealInputs(input: SubmissionInputs): Promise<SealedInputs> {
-  const root = join(dataDir(), "evaluations", input.evaluationId, `a${input.attempt}`);
+  // an arena's data folder left world-readable by an older version is closed first (a failure surfaces below)
+  await privateDataDir("evaluations").catch(() => undefined);
+  const root = join(evaluationFolder(input.evaluationId), `a${input.attempt}`);
   await rm(root, { recursive: true, force: true });
   const engineDir = join(root, "engine");
   const speculatorDir = join(root, "speculator");
@@ -97,4 +109,21 @@ export async function sealInputs(input: SubmissionInputs): Promise<SealedInputs>
     speculatorDigest,
     speculatorFiles,
   };
+}
+
+/**
+ * Deletes an evaluation's sealed inputs, every attempt's (protocol section 9: no other evaluation can read them, and
+ * once it has ended nothing needs them). Safe to call twice, and for an evaluation that sealed nothing.
+ */
+export async function removeSealedInputs(evaluationId: string): Promise<void> {
+  const folder = evaluationFolder(evaluationId);
+  // sealed folders are read-only (0555): their owner, when it is not root, must open them before it can empty them
+  const open = async (dir: string): Promise<void> => {
+    await chmod(dir, 0o700).catch(() => undefined);
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      if (entry.isDirectory()) await open(join(dir, entry.name));
+    }
+  };
+  if (process.getuid?.() !== 0) await open(folder);
+  await rm(folder, { recursive: true, force: true });
 }

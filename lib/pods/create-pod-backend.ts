@@ -1,6 +1,7 @@
-import { join } from "node:path";
+import { totalmem } from "node:os";
+import { join, resolve } from "node:path";
 import { env } from "../env";
-import { dataDir, simEngineCommand } from "../evaluations/runtime";
+import { dataDir, privateDataDir, repoRoot, simEngineCommand } from "../evaluations/runtime";
 import { createKubernetesPodBackend, kubernetesBackendConfigFromEnv } from "./kubernetes";
 import { LocalPodBackend } from "./local/local-pod-backend";
 import type { PodBackend } from "./types";
@@ -12,13 +13,20 @@ export async function createPodBackend(): Promise<PodBackend> {
     // The Kubernetes settings are their own block of the environment, checked by the backend's schema.
     return createKubernetesPodBackend(kubernetesBackendConfigFromEnv(e.kubernetes));
   }
+  await privateDataDir();
+  const memoryMb = e.ENGINE_MEMORY_LIMIT_MB ?? Math.floor(((totalmem() / 2 ** 20) * 0.8) / e.GPU_SLOTS);
   return new LocalPodBackend({
     stateDir: join(dataDir(), "local-pods"),
     agentEnv: {
       ARENA_ENGINE_RUNTIME: e.ENGINE_RUNTIME,
       ARENA_SIM_ENGINE: simEngineCommand(),
       SIM_SPEED: String(e.SIM_SPEED),
-      ARENA_POOLS_DIR: join(dataDir(), "pools"),
+    },
+    sandbox: e.ENGINE_SANDBOX,
+    sandboxSettings: {
+      limits: { memoryBytes: memoryMb * 2 ** 20, pids: e.ENGINE_PIDS_LIMIT },
+      // the arena's data (every evaluation's inputs, the pools) and state: no pod sees them, its own inputs aside
+      hide: [dataDir(), resolve(repoRoot(), e.ARENA_STATE_DIR)],
     },
   });
 }

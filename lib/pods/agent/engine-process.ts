@@ -1,7 +1,12 @@
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
-import { chown, mkdir, readdir, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { createWriteStream } from "node:fs";
+import { chown, mkdir, rm } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { lineSplitter } from "../async-queue";
+import { killCgroup } from "../sandbox/cgroups";
+import { engineCommand } from "../sandbox/engine-command";
+import { clearLeftovers } from "../sandbox/leftovers";
+import { NO_SANDBOX } from "../sandbox/pod-sandbox-config";
 import type { EngineIdentity } from "./engine-user";
 import { killUserProcesses } from "./engine-user";
 
@@ -26,27 +31,52 @@ export interface RunningEngine {
 }
 
 const LOG_KEEP = 2000;
+/** An engine start's whole output, as the operators' log keeps it, stops here (a note says so). */
+const LOG_FILE_MAX_BYTES = 64 * 1024 * 1024;
 
-/** Starts `launch.sh serve` in its own process group, as the engine user when the agent is root. */
+/**
+ * The operators' copy of an engine start's output (the sandbox's `logDir`): `<scratch name>.log`, each line stamped
+ * with the agent's clock, for as long as anything holds the engine's output open (a process it left behind too).
+ */
+function operatorsLog(dir: string | null, scratchDir: string): ((line: string) => void) & { end(): void } {
+  if (!dir) return Object.assign(() => undefined, { end: () => undefined });
+  const stream = createWriteStream(join(dir, `${basename(scratchDir)}.log`), { flags: "a", mode: 0o600 });
+  stream.on("error", () => undefined);
+  let written = 0;
+  const write = (line: string) => {
+    if (written > LOG_FILE_MAX_BYTES) return;
+    const text = `${new Date().toISOString()} ${line}\n`;
+    written += Buffer.byteLength(text);
+    stream.write(written > LOG_FILE_MAX_BYTES ? `${new Date().toISOString()} [the rest is not kept]\n` : text);
+  };
+  return Object.assign(write, { end: () => stream.end() });
+}
+
+/**
+ * Starts `launch.sh serve` in its own process group, as the engine user when the agent is root, inside the pod's
+ * engine cgroup when it has one.
+ */
 export async function startEngine(start: EngineStart): Promise<RunningEngine> {
+  const sandbox = start.identity.sandbox ?? NO_SANDBOX;
   await mkdir(start.scratchDir, { recursive: true });
   if (start.identity.uid !== null) await chown(start.scratchDir, start.identity.uid, start.identity.gid!);
+  const launch = engineCommand(start.identity, sandbox.cgroups, "bash", [join(start.engineDir, "launch.sh"), "serve"]);
   const options: SpawnOptions = {
     cwd: start.scratchDir,
     // the whole environment is engineEnv's (its HOME and TMPDIR are this start's scratch): nothing is added here
     env: start.env as unknown as NodeJS.ProcessEnv,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
+    ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid! } : {}),
   };
-  if (start.identity.uid !== null) {
-    options.uid = start.identity.uid;
-    options.gid = start.identity.gid!;
-  }
-  const child = spawn("bash", [join(start.engineDir, "launch.sh"), "serve"], options);
+  const child = spawn(launch.command, launch.args, options);
   const log: string[] = [];
+  const file = operatorsLog(sandbox.logDir, start.scratchDir);
+  child.on("close", () => file.end());
   const keep = (line: string) => {
     log.push(line);
     if (log.length > LOG_KEEP) log.splice(0, log.length - LOG_KEEP);
+    file(line);
     start.onLog?.(line);
   };
   const out = lineSplitter(keep);
@@ -99,10 +129,12 @@ export async function waitHealthy(
 }
 
 /**
- * Stops an engine as the protocol says: SIGTERM to its process group, SIGKILL after the grace period;
- * then every process of the engine's user is killed and its shared-memory and scratch files removed.
+ * Stops an engine as the protocol says: SIGTERM to its process group, SIGKILL after the grace period; then every
+ * process of its cgroup and of the engine's user is killed (whatever group or session it made for itself), the agent
+ * waits until none is left, and the files it left in shared memory and scratch are removed.
  */
 export async function stopEngine(engine: RunningEngine, identity: EngineIdentity, graceMs: number, scratchDir: string) {
+  const sandbox = identity.sandbox ?? NO_SANDBOX;
   const pgid = engine.child.pid;
   const signalGroup = (signal: NodeJS.Signals) => {
     if (pgid === undefined) return;
@@ -119,17 +151,13 @@ export async function stopEngine(engine: RunningEngine, identity: EngineIdentity
     await engine.exited;
   }
   signalGroup("SIGKILL");
+  if (sandbox.cgroups.length > 0) await killCgroup(sandbox.cgroups);
   await killUserProcesses(identity);
-  await removeShm(identity);
+  const self = process.getuid?.() ?? -1;
+  if (sandbox.privateDirs.length > 0) await clearLeftovers(sandbox.privateDirs, (owner) => owner !== self);
+  else if (identity.uid !== null) await clearLeftovers(HOST_SCRATCH, (owner) => owner === identity.uid);
   await rm(scratchDir, { recursive: true, force: true });
 }
 
-async function removeShm(identity: EngineIdentity): Promise<void> {
-  if (identity.uid === null) return;
-  const entries = await readdir("/dev/shm").catch(() => [] as string[]);
-  for (const name of entries) {
-    const path = join("/dev/shm", name);
-    const info = await stat(path).catch(() => null);
-    if (info && info.uid === identity.uid) await rm(path, { recursive: true, force: true });
-  }
-}
+/** The host's folders every user may write, where an engine without a tmpfs of its own leaves files. */
+const HOST_SCRATCH = ["/dev/shm", "/tmp", "/var/tmp"];

@@ -1,5 +1,7 @@
 import { execFile, spawnSync } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
 import { promisify } from "node:util";
+import { type EngineSandbox, parsePodSandbox } from "../sandbox/pod-sandbox-config";
 
 const run = promisify(execFile);
 
@@ -8,7 +10,22 @@ export interface EngineIdentity {
   uid: number | null;
   gid: number | null;
   name: string | null;
+  /** The pod's sandbox around its engines (the local backend's `ARENA_SANDBOX`); absent where it sets none. */
+  sandbox?: EngineSandbox;
 }
+
+/** The identity with the sandbox the pod's backend described (`ARENA_SANDBOX`), which every start and stop then use. */
+export function withPodSandbox(raw: string | undefined, identity: EngineIdentity): EngineIdentity {
+  const config = parsePodSandbox(raw);
+  if (!config) return identity;
+  return { ...identity, sandbox: { cgroups: config.cgroups, privateDirs: config.privateDirs, logDir: config.logDir } };
+}
+
+/**
+ * How the agent's log says engines fell back to its own user: the local backend reads it to mark the sandbox's
+ * engine-user properties missing for that pod (lib/pods/local/local-pod-backend.ts).
+ */
+export const ENGINES_AS_AGENT = "engines run as the agent's user";
 
 /** Whether the user can read every path (and so traverse every folder above it). */
 function reachable(uid: number, gid: number, paths: readonly string[]): string | null {
@@ -34,7 +51,7 @@ export async function engineIdentity(
   const identity = await ensureEngineUser(user);
   const blocked = reachable(identity.uid!, identity.gid!, mustReach);
   if (blocked) {
-    onFallback?.(`${user} cannot read ${blocked}: engines run as the agent's user`);
+    onFallback?.(`${user} cannot read ${blocked}: ${ENGINES_AS_AGENT}`);
     return { uid: null, gid: null, name: null };
   }
   return identity;
@@ -54,8 +71,31 @@ async function ensureEngineUser(user: string): Promise<EngineIdentity> {
   }
 }
 
-/** Kills every process of the engine's user (root only) — leftovers must not slow the stock engine. */
-export async function killUserProcesses(identity: EngineIdentity): Promise<void> {
+/**
+ * Kills every process of the engine's user (root only) and waits until none is left — leftovers must not slow the
+ * stock engine. In a local pod's PID namespace, `pkill` sees the pod's processes only.
+ */
+export async function killUserProcesses(identity: EngineIdentity, timeoutMs = 10_000): Promise<void> {
   if (identity.uid === null) return;
-  await run("pkill", ["-KILL", "-u", String(identity.uid)]).catch(() => undefined);
+  const uid = String(identity.uid);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await run("pkill", ["-KILL", "-u", uid]).catch(() => undefined);
+    if ((await livePidsOf(identity.uid)).length === 0) return;
+    if (Date.now() > deadline) throw new Error(`processes of uid ${uid} outlived SIGKILL`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The processes of a uid this process can see that still run (a zombie is dead already: its parent reaps it). */
+export async function livePidsOf(uid: number): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const status = await readFile(`/proc/${name}/status`, "utf8").catch(() => "");
+    const owner = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+    const state = /^State:\s+(\S)/m.exec(status)?.[1];
+    if (owner === String(uid) && state !== "Z" && state !== "X") out.push(Number(name));
+  }
+  return out;
 }

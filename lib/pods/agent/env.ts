@@ -41,6 +41,8 @@ const schema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9-]{0,30}$/)
     .default("arena-engine"),
+  /** The local backend's sandbox for this pod (lib/pods/sandbox/pod-sandbox-config.ts), JSON; absent elsewhere. */
+  ARENA_SANDBOX: z.string().optional(),
   /** Shortens the protocol's 120 s stop grace for tests; never above it. */
   ARENA_STOP_GRACE_SECONDS: z.coerce.number().positive().optional(),
   /** The image's own PATH and LD_LIBRARY_PATH (the pinned vLLM image's CUDA and Python), handed to engines. */

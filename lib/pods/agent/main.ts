@@ -1,3 +1,5 @@
+import { enterPodSandbox } from "../sandbox/enter-pod-sandbox";
+import { parsePodSandbox } from "../sandbox/pod-sandbox-config";
 import { agentEnv } from "./env";
 import type { AgentEvent } from "./events";
 import { runPod } from "./run-pod";
@@ -13,7 +15,11 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 }
 
 try {
-  await runPod(agentEnv(process.env), emit, controller.signal);
+  const env = agentEnv(process.env);
+  // the local backend's pod: its mounts and loopback first, before the pool is read or any engine starts
+  const sandbox = parsePodSandbox(env.ARENA_SANDBOX);
+  if (sandbox) await enterPodSandbox(sandbox);
+  await runPod(env, emit, controller.signal);
   process.exit(0);
 } catch (error) {
   emit({

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { chown, lstat, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { lineSplitter } from "../async-queue";
+import { ENTER_NOT_FOUND, engineCommand } from "../sandbox/engine-command";
 import { type EngineIdentity, killUserProcesses } from "./engine-user";
 import { copyPluginTree, PluginCopyError } from "./plugin-copy";
 
@@ -112,12 +113,14 @@ export async function installPlugin(input: PluginInstallInput): Promise<PluginIn
     log.push(line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}…` : line);
     if (log.length > KEEP_LINES) log.splice(1, log.length - KEEP_LINES);
   };
-  const child = spawn(command, args, {
+  // in the pod's engine cgroup where it has one: the installer runs the plugin's own build code
+  const launch = engineCommand(identity, identity.sandbox?.cgroups ?? [], command, args);
+  const child = spawn(launch.command, launch.args, {
     cwd: input.scratchDir,
     env: env as unknown as NodeJS.ProcessEnv,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    ...(identity.uid !== null ? { uid: identity.uid, gid: identity.gid! } : {}),
+    ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid! } : {}),
   });
   const out = lineSplitter(keep);
   const err = lineSplitter(keep);
@@ -162,6 +165,7 @@ export async function installPlugin(input: PluginInstallInput): Promise<PluginIn
   out.flush();
   err.flush();
 
+  if (launch.command !== command && ended.code === ENTER_NOT_FOUND) ended.error = "spawn ENOENT";
   if (ended.error) return { status: "unavailable", why: `the installer ${command} did not start: ${ended.error}` };
   if (timedOut)
     return {

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimEngineUser } from "./engine-user-claims";
+import { claimEngineUser, livePodClaims } from "./engine-user-claims";
 
 let dir: string;
 beforeEach(async () => {
@@ -48,5 +48,17 @@ describe("engine user claims shared by a host's local pods", () => {
   it("never hand one user to two claims made at once", async () => {
     const claims = await Promise.all(Array.from({ length: 20 }, () => claimEngineUser(dir)));
     expect(new Set(claims.map((c) => c.user)).size).toBe(20);
+  });
+
+  it("name the pods that hold them while their holder lives, for the sweep of dead pods' cgroups", async () => {
+    const a = await claimEngineUser(dir, "local-e1-1");
+    const b = await claimEngineUser(dir, "local-e2-1");
+    await b.holdFor(deadPid());
+    expect(await readFile(join(dir, a.user), "utf8")).toBe(`${process.pid} local-e1-1`);
+    expect(await livePodClaims(dir)).toEqual(new Set(["local-e1-1"]));
+    // a claim naming a dead pod is taken over like any other; a claim that names no pod is no pod's
+    expect((await claimEngineUser(dir, "local-e3-1")).user).toBe(b.user);
+    await claimEngineUser(dir);
+    expect(await livePodClaims(dir)).toEqual(new Set(["local-e1-1", "local-e3-1"]));
   });
 });

@@ -1,4 +1,4 @@
-import { link, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { link, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "./process-alive";
@@ -24,15 +24,17 @@ const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
  * folders. A claim is a file created exclusively, holding its holder's pid; a holder that died leaves a stale claim,
  * which is moved aside atomically (so two claimers cannot both take it) before the user is claimed anew.
  */
-export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR): Promise<EngineUserClaim> {
+export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR, podId?: string): Promise<EngineUserClaim> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  // "<pid> <pod>": the pod named lets a sweep tell a live pod's cgroup from a dead one's (liveClaims)
+  const claimText = (pid: number) => (podId ? `${pid} ${podId}` : String(pid));
   for (let i = 1; ; i++) {
     const user = `arena-engine-${i}`;
     const path = join(dir, user);
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await writeFile(path, String(process.pid), { flag: "wx" });
-        return claimOf(user, path);
+        await writeFile(path, claimText(process.pid), { flag: "wx" });
+        return claimOf(user, path, claimText);
       } catch (error) {
         if (code(error) !== "EEXIST") throw error;
       }
@@ -58,10 +60,22 @@ export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR): Promise
   }
 }
 
-function claimOf(user: string, path: string): EngineUserClaim {
+function claimOf(user: string, path: string, claimText: (pid: number) => string): EngineUserClaim {
   return {
     user,
-    holdFor: (pid) => writeFile(path, String(pid)),
+    holdFor: (pid) => writeFile(path, claimText(pid)),
     release: () => rm(path, { force: true }),
   };
+}
+
+/** The pods that hold a claim in `dir` and still live (their holder runs), by pod id. */
+export async function livePodClaims(dir: string = DEFAULT_CLAIMS_DIR): Promise<Set<string>> {
+  const live = new Set<string>();
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!/^arena-engine-\d+$/.test(name)) continue;
+    const [pid, podId] = (await readFile(join(dir, name), "utf8").catch(() => "")).trim().split(" ");
+    const holder = Number.parseInt(pid ?? "", 10);
+    if (podId && Number.isInteger(holder) && holder > 0 && processAlive(holder)) live.add(podId);
+  }
+  return live;
 }

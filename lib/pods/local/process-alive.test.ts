@@ -13,6 +13,17 @@ describe("processAlive", () => {
     expect(processAlive(child.pid!)).toBe(false);
   });
 
+  it("counts a zombie (exited, its parent not reaping it) as dead", async () => {
+    // bash forks `sleep 0`, then becomes `sleep 5`, which never reaps it
+    const parent = spawn("bash", ["-c", "sleep 0 & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+    const [chunk] = (await once(parent.stdout!, "data")) as [Buffer];
+    const zombie = Number.parseInt(chunk.toString(), 10);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(() => process.kill(zombie, 0)).not.toThrow();
+    expect(processAlive(zombie)).toBe(false);
+    parent.kill("SIGKILL");
+  });
+
   it("counts a process it may not signal as alive", () => {
     // pid 1 exists on every system; a non-root user gets EPERM for it, root may signal it
     expect(processAlive(1)).toBe(true);
