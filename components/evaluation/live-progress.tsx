@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useReducer, useRef, useState } from "react";
 import { formatDuration, formatTokensPerSecond, passNumber } from "@/lib/board/format";
 import { applyEvent, initialLiveState, type LivePass, type LiveState } from "@/lib/board/live-progress";
+import { LiveMemory } from "./live-memory";
 
 const EVENT_TYPES = [
   "state",
@@ -135,15 +136,7 @@ export function LiveProgress({
             </div>
           </>
         ) : null}
-        {state.memory ? (
-          <div>
-            <dt className="text-slate-600">Device memory</dt>
-            <dd className="font-medium tabular-nums">
-              {(state.memory.usedMib / 1024).toFixed(1)} GiB
-              {state.memory.totalMib ? ` of ${(state.memory.totalMib / 1024).toFixed(1)} GiB` : ""}
-            </dd>
-          </div>
-        ) : null}
+        {state.memory ? <LiveMemory memory={state.memory} /> : null}
       </dl>
       {state.passes.length > 0 ? (
         <ol className="mt-4 space-y-1.5" aria-label="Passes" data-testid="live-passes">

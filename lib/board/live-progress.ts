@@ -26,7 +26,8 @@ export interface LiveState {
   engine: { name: string; state: string; detail: string | null } | null;
   current: LivePass | null;
   passes: LivePass[];
-  memory: { usedMib: number; totalMib: number | null } | null;
+  /** The last device-memory reading: whose, in which window, and the limit it is held to (when the agent sent them). */
+  memory: { usedMib: number; totalMib: number | null; limitMib?: number; engine?: string; window?: string } | null;
   log: string[];
   lastSeq: number;
   /** When the page should fetch the finished evaluation. */
@@ -155,7 +156,20 @@ export function applyEvent(state: LiveState, type: string, raw: unknown, seq = 0
     }
     case "memory": {
       const used = numOf(d, "usedMib", "used_mib", "peak_mib");
-      return used === null ? s : { ...s, memory: { usedMib: used, totalMib: numOf(d, "totalMib", "total_mib") } };
+      if (used === null) return s;
+      const limitMib = numOf(d, "limitMib", "limit_mib");
+      const engine = str(d, "engine");
+      const window = str(d, "window");
+      return {
+        ...s,
+        memory: {
+          usedMib: used,
+          totalMib: numOf(d, "totalMib", "total_mib"),
+          ...(limitMib !== null ? { limitMib } : {}),
+          ...(engine ? { engine } : {}),
+          ...(window ? { window } : {}),
+        },
+      };
     }
     case "log": {
       const line = str(d, "message", "line");

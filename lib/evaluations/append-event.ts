@@ -32,7 +32,8 @@ export async function appendEvent(
   });
   const event: StoredEvent = { seq: row.seq, type: row.type, data: row.data, createdAt: row.createdAt.toISOString() };
   try {
-    await redis().publish(eventsChannel(evaluationId), JSON.stringify(event));
+    // a notice only: viewers are sent the stored row (listen-stored-events.ts)
+    await redis().publish(eventsChannel(evaluationId), JSON.stringify({ seq: event.seq }));
   } catch (error) {
     // Viewers that miss a publish catch up from the log on their next read.
     logger.warn("publish failed", { evaluationId, error: String(error) });

@@ -1,9 +1,9 @@
 import { db } from "../db/client";
 import { AppError } from "../http/app-error";
 import type { SseEvent, SseSource } from "../http/sse";
-import { eventHub } from "../queue/event-hub";
 import { getSubmission } from "../submissions/get-submission";
-import { eventsChannel, type StoredEvent } from "./append-event";
+import type { StoredEvent } from "./append-event";
+import { listenStoredEvents } from "./listen-stored-events";
 
 const FINAL = new Set(["scored", "failed", "void", "cancelled"]);
 
@@ -26,8 +26,8 @@ export async function evaluationEventsSource(submissionId: string): Promise<SseS
       });
       return rows.map((r) => toSse({ seq: r.seq, type: r.type, data: r.data, createdAt: r.createdAt.toISOString() }));
     },
-    subscribe: (onEvent) =>
-      eventHub().listen(eventsChannel(evaluationId), (message) => onEvent(toSse(JSON.parse(message) as StoredEvent))),
+    // live events come from the log, never from what Redis carried (listen-stored-events.ts says why)
+    subscribe: (onEvent) => listenStoredEvents(evaluationId, (event) => onEvent(toSse(event))),
     isFinal: (event) => event.event === "status" && FINAL.has(String((event.data as { status?: string }).status)),
   };
 }

@@ -129,6 +129,26 @@ describe("judgeEvaluation", () => {
     expect(r.offload.findings[0]!.kind).toBe("weights");
   });
 
+  it("records each engine's peak over the timed passes and the candidate's start-up peak, gating only the first", () => {
+    const i = aaInputs(1);
+    i.memory.stockSamplesMib = [160_000, 168_200, 161_000];
+    i.memory.startupSamplesMib = [40_000, 178_500, 120_000];
+    const r = judgeEvaluation(i);
+    expect(r.memory).toEqual({
+      ok: true,
+      peak_mib: 165_500,
+      allowed_mib: 169_119.1,
+      stock_peak_mib: 168_200,
+      startup_peak_mib: 178_500,
+      device_mib: 183_359,
+      gpu_memory_utilization: 0.9,
+    });
+    expect(failing(i)).toEqual([]);
+    // an engine never sampled shows no peak rather than a made-up one
+    i.memory.stockSamplesMib = [];
+    expect(judgeEvaluation(i).memory.stock_peak_mib).toBeNull();
+  });
+
   it("fails an engine that leaves more than 10% of a check unanswered and voids one whose stock engine does", () => {
     const i = aaInputs(1);
     i.checks.fidelity.candidate = i.checks.fidelity.candidate.map((t, k) => (k < 7 ? null : t));

@@ -5,7 +5,7 @@ import { gapOf } from "./stats/equivalence";
 import { fidelity } from "./stats/fidelity";
 import { greedyAgreement } from "./stats/greedy-agreement";
 import { lengthRatio, pairReplies, type ReplyLength } from "./stats/length-ratio";
-import { memoryVerdict } from "./stats/memory";
+import { memoryVerdict, peakMib } from "./stats/memory";
 import { findOffload } from "./stats/offload-log";
 import { type Cluster, ratioEstimate } from "./stats/ratio-estimate";
 import { breaksFailuresRule, type PassSpeeds, passRatio } from "./stats/specscore";
@@ -39,8 +39,17 @@ export interface EvaluationInputs {
   checks: CheckMeasurements;
   /** Per workload, each engine's answered timed replies with their lengths in the target's tokens. */
   lengths: Record<WorkloadId, { candidate: readonly ReplyLength[]; stock: readonly ReplyLength[] }>;
-  /** The candidate's device memory (MiB), sampled every 0.5 s during its timed passes. */
-  memory: { samplesMib: readonly number[]; deviceTotalMib: number; gpuMemoryUtilization?: number };
+  /** Device memory (MiB), sampled from outside every 0.5 s; only the candidate's timed passes are gated. */
+  memory: {
+    /** The candidate's readings while a timed pass ran (start to end, warm-ups excluded): what the gate judges. */
+    samplesMib: readonly number[];
+    /** The stock engine's readings over the same passes, under the same budget: shown beside it, never gated. */
+    stockSamplesMib?: readonly number[];
+    /** The candidate's readings from its start to its first timed pass (loading, the first warm-up): shown apart. */
+    startupSamplesMib?: readonly number[];
+    deviceTotalMib: number;
+    gpuMemoryUtilization?: number;
+  };
   /** The candidate engine's start-up log lines, from every start. */
   startupLog: readonly string[];
   acceptance: Record<WorkloadId, number | null>;
@@ -92,12 +101,19 @@ export function judgeEvaluation(inputs: EvaluationInputs): ResultRecord {
   lengths.pooled = lengthRatio(pooled, z);
 
   const { checks } = inputs;
-  const memory = memoryVerdict(
-    inputs.memory.samplesMib,
-    inputs.memory.deviceTotalMib,
-    inputs.memory.gpuMemoryUtilization ?? protocol.engine.gpuMemoryUtilization,
-    protocol.tasks[inputs.task].gates.memorySlackMib.value,
-  );
+  const utilization = inputs.memory.gpuMemoryUtilization ?? protocol.engine.gpuMemoryUtilization;
+  const memory = {
+    ...memoryVerdict(
+      inputs.memory.samplesMib,
+      inputs.memory.deviceTotalMib,
+      utilization,
+      protocol.tasks[inputs.task].gates.memorySlackMib.value,
+    ),
+    ...(inputs.memory.stockSamplesMib ? { stock_peak_mib: peakMib(inputs.memory.stockSamplesMib) } : {}),
+    ...(inputs.memory.startupSamplesMib ? { startup_peak_mib: peakMib(inputs.memory.startupSamplesMib) } : {}),
+    device_mib: inputs.memory.deviceTotalMib,
+    gpu_memory_utilization: utilization,
+  };
   return buildRecord({
     task: inputs.task,
     passes,

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     ensureRedis({ url: env.REDIS_URL, dir: path.join(stateDir, "redis"), port: 6380 }),
   );
   services.push(redis);
-  console.log(`${redis.owned ? "private" : "external"} Redis at ${redis.url}`);
+  console.log(`${redis.owned ? "private" : "external"} Redis at ${redactUrl(redis.url)}`);
 
   const publicUrl = env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`;
   const admin = {

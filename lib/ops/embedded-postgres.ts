@@ -28,7 +28,28 @@ export type StartClusterOptions = {
   port: number;
   password: string;
   log: (line: string) => void;
+  /**
+   * false only for a throwaway cluster (the test runner's): writes are not forced to disk, which is faster and loses
+   * the cluster's data on a crash. The arena's own cluster always syncs (the default).
+   */
+  durable?: boolean;
 };
+
+/** The postmaster's command line: loopback only, no Unix socket, and PostgreSQL's crash safety unless told otherwise. */
+export function postgresArgs(dataDir: string, port: number, durable = true): string[] {
+  const args = [
+    "-D",
+    dataDir,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "unix_socket_directories=",
+  ];
+  if (!durable) args.push("-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off");
+  return args;
+}
 
 type Ids = { uid: number; gid: number } | undefined;
 
@@ -210,8 +231,7 @@ export async function startCluster(options: StartClusterOptions): Promise<Embedd
     await initialise(bin, dataDir, options.password, ids, log);
   }
   await stopStalePostmaster(dataDir, log);
-  const args = ["-D", dataDir, "-p", String(options.port), "-c", "listen_addresses=127.0.0.1"];
-  args.push("-c", "unix_socket_directories=", "-c", "fsync=off", "-c", "full_page_writes=off");
+  const args = postgresArgs(dataDir, options.port, options.durable ?? true);
   const child = spawn(path.join(bin, "postgres"), args, {
     ...ids,
     env: { ...process.env, LC_ALL: "C" },

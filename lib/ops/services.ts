@@ -1,16 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { type EmbeddedCluster, startCluster } from "./embedded-postgres";
 import { redactUrl } from "./redact-url";
+import { type RedisPersistence, redisConfig } from "./redis-config";
 
 export { redactUrl };
 
-/** A running service: its URL, whether this process started it, and how to stop it (a no-op for external ones). */
-export type Service = { url: string; owned: boolean; stop: () => Promise<void> };
+/**
+ * A running service: its URL, whether this process started it, and how to stop it (a no-op for external ones);
+ * `pid` is the server process of a private Redis.
+ */
+export type Service = { url: string; owned: boolean; stop: () => Promise<void>; pid?: number };
 
 export type EnsurePostgresOptions = {
   /** Use this server as is (checked to answer) instead of starting one. */
@@ -19,14 +23,18 @@ export type EnsurePostgresOptions = {
   dataDir: string;
   /** Preferred port of the embedded cluster; a free one is taken when it is busy. 0 = any free port. */
   port?: number;
+  /** false only for a throwaway cluster (tests): the embedded cluster then skips fsync. */
+  durable?: boolean;
   log?: (line: string) => void;
 };
 
 export type EnsureRedisOptions = {
   url?: string;
-  /** Working directory of the private redis-server (no persistence is configured). */
+  /** Working directory of the private redis-server (mode 700): its configuration and append-only files. */
   dir: string;
   port?: number;
+  /** "aof" (the default): jobs and schedules survive a restart or a SIGKILL; "none" only for tests of losing them. */
+  persistence?: RedisPersistence;
   log?: (line: string) => void;
 };
 
@@ -132,7 +140,7 @@ export async function ensurePostgres(options: EnsurePostgresOptions): Promise<Se
   const port = await choosePort(options.port);
   let cluster: EmbeddedCluster;
   try {
-    cluster = await startCluster({ dataDir, port, password, log });
+    cluster = await startCluster({ dataDir, port, password, log, durable: options.durable });
   } catch (error) {
     throw new Error(`embedded PostgreSQL in ${dataDir} failed to start: ${(error as Error).message}`);
   }
@@ -141,7 +149,11 @@ export async function ensurePostgres(options: EnsurePostgresOptions): Promise<Se
   return { url, owned: true, stop: cluster.stop };
 }
 
-/** Redis at `url` when given, otherwise a private `redis-server` (Debian's package) on 127.0.0.1 without persistence. */
+/**
+ * Redis at `url` when given, otherwise a private `redis-server` (Debian's package): on 127.0.0.1 only, with a
+ * generated password kept beside its directory (`<dir>-password`, mode 600, reused on every start), the commands
+ * that stop, wipe or reconfigure it removed (lib/ops/redis-config.ts), and its data kept in an append-only file.
+ */
 export async function ensureRedis(options: EnsureRedisOptions): Promise<Service> {
   const log = options.log ?? quiet;
   if (options.url) {
@@ -149,10 +161,16 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<Service>
     return { url: options.url, owned: false, stop: async () => {} };
   }
   const dir = path.resolve(options.dir);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const password = readOrCreateSecret(`${dir}-password`);
   const port = await choosePort(options.port);
-  const args = ["--bind", "127.0.0.1", "--port", String(port), "--dir", dir, "--save", "", "--appendonly", "no"];
-  const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+  const configFile = path.join(dir, "redis.conf");
+  writeFileSync(configFile, redisConfig({ port, dir, password, persistence: options.persistence ?? "aof" }), {
+    mode: 0o600,
+  });
+  chmodSync(configFile, 0o600);
+  const child = spawn("redis-server", [configFile], { stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
   const collect = (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n")) {
@@ -164,7 +182,7 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<Service>
   };
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
-  const url = `redis://127.0.0.1:${port}`;
+  const url = `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   try {
     await waitForRedis(child, url, 20_000);
   } catch (error) {
@@ -175,7 +193,7 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<Service>
         : (error as Error).message;
     throw new Error(`private redis-server on port ${port} failed to start: ${reason}\n${output.join("\n")}`);
   }
-  return { url, owned: true, stop: () => stopChild(child, 10_000) };
+  return { url, owned: true, pid: child.pid, stop: () => stopChild(child, 10_000) };
 }
 
 async function waitForRedis(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {

@@ -40,6 +40,14 @@ export const MATRIX_MODES: readonly MatrixMode[] = [
   { mode: "memory-hog", kind: "attack", caughtBy: ["memory"], attack: "hold more device memory than allowed" },
 ];
 
+/**
+ * The CI-sized matrix: the A/A row and one attack per defense the pipeline tests do not reach otherwise (the
+ * likelihood and first-choice share, fidelity, length, device memory), one pod each, all at once. The honest rows
+ * are whole evaluations in the pipeline tests; greedy and other-sampling are caught by the same two checks as loose
+ * acceptance. `print-matrix.ts` runs every row.
+ */
+export const CI_MATRIX_MODES = ["stock", "loose-accept", "quantized", "cut-replies", "memory-hog"] as const;
+
 /** The matrix rows for the named modes, in the order given; an unknown name is an error naming it. */
 export function matrixModes(names?: readonly string[]): MatrixMode[] {
   if (!names) return [...MATRIX_MODES];

@@ -32,7 +32,15 @@ export interface MeasuredFigures {
   argmax: GapRecord | null;
   fidelity: number | null;
   lengths: Record<WorkloadId | "pooled", LengthEntry>;
-  memory: { peak_mib: number; allowed_mib: number };
+  /** The gated peak and its limit, then what is shown beside them (ResultRecord["memory"] says what each is). */
+  memory: {
+    peak_mib: number;
+    allowed_mib: number;
+    stock_peak_mib?: number | null;
+    startup_peak_mib?: number | null;
+    device_mib?: number;
+    gpu_memory_utilization?: number;
+  };
   offload: readonly OffloadFinding[];
   answers: Record<"greedy" | "likelihood" | "fidelity", PerEngine<AnswerCount>>;
   acceptance: Record<WorkloadId, number | null>;
@@ -139,7 +147,7 @@ export function buildRecord(f: MeasuredFigures): ResultRecord {
     argmax: f.argmax,
     fidelity: f.fidelity,
     lengths: f.lengths,
-    memory: { ok: memoryOk, peak_mib: f.memory.peak_mib, allowed_mib: f.memory.allowed_mib },
+    memory: { ...f.memory, ok: memoryOk },
     acceptance: f.acceptance,
     limits,
     reason: voidReason ?? (failed === undefined ? zeroReason : GATE_REASONS[failed]),

@@ -70,6 +70,14 @@ export const reproducibilitySchema = z.object({
   speculator_sha256: z.string().nullable().default(null),
   image: z.string(),
   device: z.string(),
+  /** The engine sandbox it was measured in, what it lacked included (lib/pods/sandbox/properties.ts); the backend's. */
+  sandbox: z
+    .object({
+      backend: z.string(),
+      complete: z.boolean(),
+      missing: z.array(z.object({ property: z.string(), why: z.string() })),
+    })
+    .optional(),
 });
 
 /**
@@ -90,7 +98,20 @@ export const resultRecordSchema = z.object({
     busy: lengthEntrySchema,
     pooled: lengthEntrySchema,
   }),
-  memory: z.object({ ok: z.boolean(), peak_mib: finite, allowed_mib: finite }),
+  memory: z.object({
+    ok: z.boolean(),
+    /** The candidate's peak while its timed passes ran (protocol section 7): the one the gate judges. */
+    peak_mib: finite,
+    /** GPU_MEMORY_UTILIZATION × the device + the task's slack. */
+    allowed_mib: finite,
+    /** The stock engine's peak over the same passes, under the same budget: shown, never gated; null if unread. */
+    stock_peak_mib: finite.nullable().optional(),
+    /** The candidate's peak from its start to its first timed pass (loading, the first warm-up): shown, not gated. */
+    startup_peak_mib: finite.nullable().optional(),
+    /** The device's memory and GPU_MEMORY_UTILIZATION, the two factors of the limit (records since both were kept). */
+    device_mib: finite.positive().optional(),
+    gpu_memory_utilization: finite.positive().max(1).optional(),
+  }),
   acceptance: workloads(finite.nullable()),
   limits: limitsSchema,
   /** The first failing gate's reason in words, or why SpecScore is 0 though every gate passed; null when it scored. */

@@ -25,3 +25,10 @@ export function memoryVerdict(
   const allowed = allowedMemoryMib(deviceTotalMib, utilization, slackMib);
   return { ok: peak <= allowed, peak_mib: peak, allowed_mib: Math.round(allowed * 10) / 10 };
 }
+
+/** The highest reading, or null when none was taken (an engine that was never sampled shows no peak). */
+export function peakMib(samplesMib: readonly number[]): number | null {
+  let peak: number | null = null;
+  for (const s of samplesMib) if (Number.isFinite(s) && s >= 0 && (peak === null || s > peak)) peak = s;
+  return peak;
+}

@@ -41,7 +41,16 @@ export const agentEventSchema = z.discriminatedUnion("type", [
     outputTokens: z.number().int(),
     summary: z.record(z.string(), z.unknown()).optional(),
   }),
-  z.object({ type: z.literal("memory"), usedMib: z.number(), totalMib: z.number() }),
+  z.object({
+    type: z.literal("memory"),
+    usedMib: z.number(),
+    totalMib: z.number(),
+    /** Whose reading, and in which window: a timed pass (gated for the candidate), or the candidate's start-up. */
+    engine: z.enum(["candidate", "stock"]).optional(),
+    window: z.enum(["startup", "pass"]).optional(),
+    /** GPU_MEMORY_UTILIZATION × the device + the slack: what the reading is held to, not the device's size. */
+    limitMib: z.number().optional(),
+  }),
   z.object({ type: z.literal("log"), level: z.enum(["info", "warn", "error"]), message: z.string() }),
   z.object({
     type: z.literal("result"),

@@ -1,25 +1,145 @@
-import { describe, expect, it } from "vitest";
-import type { DeviceProbe } from "./device-probe";
-import { startMemorySampler } from "./memory-sampler";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { judgeEvaluation } from "../../gates";
+import { allowedMemoryMib, currentProtocol } from "../../protocol";
+import { type DeviceProbe, simulatedDeviceProbe } from "./device-probe";
+import { startWindowedSampler, type WindowedReadings } from "./memory-sampler";
 
 const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const DEVICE_MIB = 183_359;
+const protocol = currentProtocol();
+const ALLOWED = allowedMemoryMib(
+  DEVICE_MIB,
+  protocol.engine.gpuMemoryUtilization,
+  protocol.tasks["qwen3-8b"].gates.memorySlackMib.value,
+);
+const HIGH = Math.round(0.97 * DEVICE_MIB); // the protocol's "caught" attack: 0.97 of the device
+const HONEST = Math.round(ALLOWED - 2048);
 
-describe("startMemorySampler", () => {
-  it("keeps the peak and the device's total, and counts failed readings", async () => {
-    const readings = [1000, 5000, 3000];
+let dir: string;
+let file: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arena-memory-sampler-"));
+  file = join(dir, "simulated-device.csv");
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Sets the simulated device's memory as the simulated engine does: nvidia-smi's CSV, replaced atomically. */
+async function hold(usedMib: number): Promise<void> {
+  await writeFile(`${file}.tmp`, `${usedMib}, ${DEVICE_MIB}\n`);
+  await rename(`${file}.tmp`, file);
+}
+
+/**
+ * One engine's life as run-pod.ts drives the sampler: the start-up window opened before the engine starts, then the
+ * judge's events for a workload (its warm-up, then two timed passes), then shutdown. `during` sets what the device
+ * holds in each stretch, each long enough for several readings at a 10 ms interval. At each window's edge the device
+ * first drops to the lower of the two values, so that a reading taken right at the edge can only under-read.
+ */
+async function engineLife(during: {
+  startup: number;
+  warmup: number;
+  pass: number;
+  between: number;
+  shutdown: number;
+}): Promise<WindowedReadings> {
+  const sampler = startWindowedSampler(simulatedDeviceProbe(file, DEVICE_MIB), 10);
+  let current = 0;
+  const stretch = async (usedMib: number, edge?: () => void) => {
+    await hold(Math.min(current, usedMib));
+    edge?.();
+    await hold(usedMib);
+    current = usedMib;
+    await later(80);
+  };
+  await hold(0);
+  await stretch(during.startup, () => sampler.open("startup"));
+  await stretch(during.warmup, () => sampler.follow({ type: "pass-started", pass: "warmup" }));
+  for (const pass of [0, 1]) {
+    await stretch(during.pass, () => sampler.follow({ type: "pass-started", pass }));
+    sampler.follow({ type: "pass-progress", pass });
+    await later(80);
+    await stretch(during.between, () => sampler.follow({ type: "pass-ended", pass }));
+  }
+  await stretch(during.shutdown);
+  return sampler.stop();
+}
+
+const memoryGate = (readings: WindowedReadings) =>
+  judgeEvaluation({
+    task: "qwen3-8b",
+    passes: { solo: [1], team: [1], busy: [1] },
+    checks: {
+      greedy: { candidate: [[1, 2]], stock: [[1, 2]] },
+      sampled: { candidate: [], stock: [] },
+      fidelity: { candidate: [[-1]], stock: [[-1]] },
+    },
+    lengths: {
+      solo: { candidate: [], stock: [] },
+      team: { candidate: [], stock: [] },
+      busy: { candidate: [], stock: [] },
+    },
+    memory: { samplesMib: readings.passMib, startupSamplesMib: readings.startupMib, deviceTotalMib: readings.totalMib },
+    startupLog: [],
+    acceptance: { solo: null, team: null, busy: null },
+    reproducibility: {
+      profile: "ci",
+      seeds: {},
+      engine_archive_sha256: null,
+      speculator_commit: null,
+      speculator_sha256: null,
+      image: "sim",
+      device: "simulated B200",
+    },
+  }).memory;
+
+describe("startWindowedSampler on the simulated device", () => {
+  it("does not gate what an engine holds while it starts, warms up, idles between passes or shuts down", async () => {
+    const readings = await engineLife({ startup: HIGH, warmup: HIGH, pass: HONEST, between: HIGH, shutdown: HIGH });
+    expect(readings.passMib.length).toBeGreaterThan(4);
+    expect(new Set(readings.passMib)).toEqual(new Set([HONEST]));
+    expect(Math.max(...readings.startupMib)).toBe(HIGH);
+    const memory = memoryGate(readings);
+    expect(memory).toMatchObject({ ok: true, peak_mib: HONEST, startup_peak_mib: HIGH, device_mib: DEVICE_MIB });
+    expect(memory.allowed_mib).toBeCloseTo(ALLOWED, 0);
+  });
+
+  it("fails the gate when the engine holds more during a timed pass", async () => {
+    const readings = await engineLife({ startup: HONEST, warmup: HONEST, pass: HIGH, between: 0, shutdown: 0 });
+    expect(Math.max(...readings.passMib)).toBe(HIGH);
+    expect(memoryGate(readings)).toMatchObject({ ok: false, peak_mib: HIGH, startup_peak_mib: HONEST });
+  });
+
+  it("samples nothing before a window opens, and a warm-up opens none", async () => {
+    await hold(HIGH);
+    const sampler = startWindowedSampler(simulatedDeviceProbe(file, DEVICE_MIB), 10);
+    sampler.follow({ type: "pass-started", pass: "warmup" });
+    await later(60);
+    const out = await sampler.stop();
+    expect(out.passMib).toEqual([]);
+    expect(out.startupMib).toEqual([]);
+  });
+});
+
+describe("startWindowedSampler's readings", () => {
+  it("counts failed readings and keeps the device's total", async () => {
     let n = 0;
     const probe: DeviceProbe = async () => {
-      const i = n++;
-      if (i === 1) throw new Error("nvidia-smi failed");
-      return { usedMib: readings[i % readings.length]!, totalMib: 143_771 };
+      if (n++ === 1) throw new Error("nvidia-smi failed");
+      return { usedMib: 1000 * n, totalMib: 143_771 };
     };
-    const sampler = startMemorySampler(probe, 5);
+    const sampler = startWindowedSampler(probe, 5);
+    sampler.follow({ type: "pass-started", pass: 0 });
     while (n < 6) await later(5);
+    sampler.follow({ type: "pass-ended", pass: 0 });
     const out = await sampler.stop();
-    expect(out.peakMib).toBe(5000);
-    expect(out.totalMib).toBe(143_771);
     expect(out.failures).toBe(1);
-    expect(out.samples).toBe(n - 1);
+    expect(out.totalMib).toBe(143_771);
+    expect(out.passMib.length + out.failures + out.straddled).toBe(n);
   });
 
   it("runs one reading at a time: a probe slower than the interval skips ticks instead of stacking", async () => {
@@ -34,11 +154,13 @@ describe("startMemorySampler", () => {
       running--;
       return { usedMib: 100, totalMib: 1000 };
     };
-    const sampler = startMemorySampler(slow, 10);
+    const sampler = startWindowedSampler(slow, 10);
+    sampler.open("pass");
     await later(200);
+    sampler.close();
     const out = await sampler.stop();
     expect(most).toBe(1);
     expect(out.skipped).toBeGreaterThan(0);
-    expect(out.samples).toBe(calls);
+    expect(out.passMib.length).toBe(calls - 1);
   });
 });

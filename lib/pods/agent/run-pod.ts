@@ -21,17 +21,17 @@ import {
   planEvaluation,
   runWorkload,
 } from "../../judge";
-import { currentProtocol, getProfile, getTask, WORKLOAD_IDS, type WorkloadId } from "../../protocol";
+import { allowedMemoryMib, currentProtocol, getProfile, getTask, WORKLOAD_IDS, type WorkloadId } from "../../protocol";
 import { type DeviceProbe, detectDeviceProbe, nvidiaSmiProbe, simulatedDeviceProbe } from "./device-probe";
 import { engineEnv } from "./engine-env";
 import { engineLogin } from "./engine-login";
 import { type RunningEngine, startEngine, stopEngine, waitHealthy } from "./engine-process";
-import { type EngineIdentity, engineIdentity } from "./engine-user";
+import { type EngineIdentity, engineIdentity, withPodSandbox } from "./engine-user";
 import type { AgentEnv } from "./env";
 import type { AgentEvent } from "./events";
 import { freePort } from "./free-port";
 import { acceptanceOf, cacheHitOf, latencyOf, lengthsOf, repliesByWorkload, type TimedResults } from "./measure";
-import { startMemorySampler } from "./memory-sampler";
+import { startWindowedSampler, type WindowedSampler } from "./memory-sampler";
 import { installPlugin } from "./plugin-install";
 import { waitDeviceIdle } from "./wait-device-idle";
 
@@ -90,12 +90,14 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
     env.ARENA_SCRATCH_DIR,
     ...(env.ARENA_SIM_ENGINE ? [env.ARENA_SIM_ENGINE] : []),
   ];
-  const identity: EngineIdentity = await engineIdentity(
+  const bareIdentity: EngineIdentity = await engineIdentity(
     process.getuid?.() === 0,
     env.ARENA_ENGINE_USER,
     mustReach,
     (why) => emit({ type: "log", level: "warn", message: why }),
   );
+  // the local backend's sandbox (its engine cgroup, the pod's own tmpfs, the operators' log) goes with every start
+  const identity = withPodSandbox(env.ARENA_SANDBOX, bareIdentity);
 
   // The simulated engine writes its device's memory here, so the engine's user must own the folder.
   const deviceDir = join(env.ARENA_SCRATCH_DIR, "device");
@@ -211,7 +213,7 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
   const dispatcher = createJudgeAgent();
   const model = task.target.repository;
 
-  async function timed(role: Role): Promise<TimedResults> {
+  async function timed(role: Role, memory: WindowedSampler): Promise<TimedResults> {
     emit({ type: "phase", phase: `${role}-timed`, engine: role });
     const engine = await start(role, protocol.engine.gpuMemoryUtilization);
     const results = {} as TimedResults;
@@ -227,7 +229,10 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
         plan,
         dispatcher,
         counter,
-        onEvent: (event) => relayJudgeEvent(emit, role, workload, event),
+        onEvent: (event) => {
+          memory.follow(event);
+          relayJudgeEvent(emit, role, workload, event);
+        },
       });
       if (dead(engine)) {
         const tail = engine.logTail();
@@ -241,30 +246,44 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
   }
 
   try {
-    // 1. The candidate's timed passes, its device memory sampled from outside.
-    const memorySamples: number[] = [];
-    let lastMemoryEvent = 0;
-    const sampler = startMemorySampler(device.probe, protocol.engine.memorySampleSeconds * 1000, (m) => {
-      memorySamples.push(m.usedMib);
-      if (Date.now() - lastMemoryEvent > 5000) {
-        lastMemoryEvent = Date.now();
-        emit({ type: "memory", usedMib: m.usedMib, totalMib: m.totalMib });
-      }
-    });
-    let candidate: TimedResults;
-    try {
-      candidate = await timed("candidate");
-    } finally {
+    // Each engine's device memory, sampled from outside while its timed passes run (protocol section 7); the
+    // candidate's start-up too, kept apart and never gated.
+    const sampleMemory = (role: Role) => {
+      let lastEvent = 0;
+      return startWindowedSampler(device.probe, protocol.engine.memorySampleSeconds * 1000, (m, window) => {
+        if (Date.now() - lastEvent < 5000) return;
+        lastEvent = Date.now();
+        const limitMib = allowedMemoryMib(
+          m.totalMib,
+          protocol.engine.gpuMemoryUtilization,
+          task.gates.memorySlackMib.value,
+        );
+        emit({ type: "memory", engine: role, window, usedMib: m.usedMib, totalMib: m.totalMib, limitMib });
+      });
+    };
+    const finishSampling = async (role: Role, sampler: WindowedSampler) => {
       const read = await sampler.stop();
       // the memory gate is judged on the readings taken: say when some were lost
       if (read.failures + read.skipped > 0)
         emit({
           type: "log",
           level: "warn",
-          message: `device memory: ${read.samples} readings taken, ${read.failures} failed, ${read.skipped} skipped while one was still running`,
+          message: `device memory (${role}): ${read.passMib.length + read.startupMib.length} readings taken, ${read.failures} failed, ${read.skipped} skipped while one was still running`,
         });
+      return read;
+    };
+
+    // 1. The candidate's timed passes.
+    const candidateSampler = sampleMemory("candidate");
+    candidateSampler.open("startup");
+    let candidate: TimedResults;
+    try {
+      candidate = await timed("candidate", candidateSampler);
+    } finally {
+      await finishSampling("candidate", candidateSampler);
     }
-    const deviceTotalMib = sampler.state.totalMib || SIMULATED_DEVICE_MIB;
+    const candidateMemory = candidateSampler.readings;
+    const deviceTotalMib = candidateMemory.totalMib || SIMULATED_DEVICE_MIB;
 
     // 2. The device must come back idle before the stock engine may run.
     emit({ type: "phase", phase: "device-idle" });
@@ -280,7 +299,13 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
       );
 
     // 3. The stock engine plays the same passes: the same sessions, seeds and order.
-    const stock = await timed("stock");
+    const stockSampler = sampleMemory("stock");
+    let stock: TimedResults;
+    try {
+      stock = await timed("stock", stockSampler);
+    } finally {
+      await finishSampling("stock", stockSampler);
+    }
 
     // 4. The checks, each engine restarted with room for prompt logprobs.
     const probes = greedyProbes(pool, { seed, count: profile.greedyProbes, maxTokens: profile.greedyMaxTokens, model });
@@ -346,7 +371,12 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
       ),
       checks,
       lengths: perWorkload((w) => ({ candidate: lengthsOf(candidate[w]), stock: lengthsOf(stock[w]) })),
-      memory: { samplesMib: memorySamples, deviceTotalMib },
+      memory: {
+        samplesMib: candidateMemory.passMib,
+        stockSamplesMib: stockSampler.readings.passMib,
+        startupSamplesMib: candidateMemory.startupMib,
+        deviceTotalMib,
+      },
       startupLog,
       acceptance: perWorkload((w) => acceptanceOf(candidate[w])),
       latency: perWorkload((w) => ({ candidate: latencyOf(candidate[w]), stock: latencyOf(stock[w]) })),

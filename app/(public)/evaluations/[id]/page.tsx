@@ -5,6 +5,7 @@ import { EngineLatencyChart } from "@/components/charts/engine-latency-chart";
 import { PassSpeedChart } from "@/components/charts/pass-speed-chart";
 import { EngineLog } from "@/components/evaluation/engine-log";
 import { LiveProgress } from "@/components/evaluation/live-progress";
+import { MemorySummary } from "@/components/evaluation/memory-summary";
 import { DataTable, type TableSpec } from "@/components/ui/data-table";
 import { Section } from "@/components/ui/section";
 import { ProfileLabel, StatusLabel } from "@/components/ui/status-label";
@@ -241,6 +242,8 @@ export default async function EvaluationPageView({ params }: Props) {
               />
             </Section>
           ) : null}
+
+          <MemorySummary record={page.record} />
 
           <Section id="speculation" title="Speculation">
             <DataTable

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATE_REASONS } from "@/lib/gates/record/reasons";
-import { WORKLOAD_IDS } from "@/lib/protocol";
+import { allowedMemoryMib, currentProtocol, WORKLOAD_IDS } from "@/lib/protocol";
 import { redTeamEnv } from "@/lib/red-team/env";
 import { runPodFor } from "@/lib/red-team/pod-run";
 import { AGENT_BUNDLE_ENTRY, buildAgentBundle } from "./build-agent-bundle";
@@ -41,7 +41,7 @@ describe("the pod agent bundle", () => {
   });
 
   it(
-    "runs a whole evaluation pod from outside the repository, and logs why check requests went unanswered",
+    "runs a whole evaluation pod from outside the repository, logs why check requests went unanswered, and records each engine's device memory over its timed passes",
     async () => {
       // the simulated engine's "failing" mode fails a tenth of its requests, from a fixed seed: on a fresh engine the
       // fourth request errs, so the candidate's restart for the checks leaves its fourth greedy probe unanswered
@@ -67,6 +67,22 @@ describe("the pod agent bundle", () => {
       );
       // the stock engine answered everything: no note names it
       expect(run.agentLog.filter((l) => l.includes("the stock engine left"))).toEqual([]);
+
+      // device memory over the pod (the simulated engine writes what it holds where the agent's probe reads it):
+      // both engines' timed passes sampled, each engine's peak in the record, only the candidate's passes gated
+      const memory = run.record!.memory;
+      const device = 183_359;
+      const limit = allowedMemoryMib(
+        device,
+        currentProtocol().engine.gpuMemoryUtilization,
+        currentProtocol().tasks["qwen3-8b"].gates.memorySlackMib.value,
+      );
+      expect(memory).toMatchObject({ ok: true, device_mib: device, startup_peak_mib: expect.any(Number) });
+      expect(memory.allowed_mib).toBeCloseTo(limit, 0);
+      expect(memory.peak_mib).toBeGreaterThan(0);
+      // the simulated stock engine peaks about 1 GiB under the limit (protocol section 7), as vLLM's does
+      expect(memory.stock_peak_mib).toBeGreaterThan(limit - 4096);
+      expect(memory.stock_peak_mib).toBeLessThanOrEqual(limit);
     },
     10 * 60_000,
   );

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { db } from "../db/client";
+import { logger } from "../logger";
+import { type EventHub, eventHub } from "../queue/event-hub";
+import { eventsChannel, type StoredEvent } from "./append-event";
+
+/**
+ * What `appendEvent` publishes: the number of the event it just stored, a doorbell and nothing more. Live viewers
+ * are sent what PostgreSQL holds, never what Redis carried, so a message forged by anything that reaches Redis can
+ * at most make the hub read the log early; it cannot put words, a status or a score on anyone's page.
+ */
+export const eventNoticeSchema = z.object({ seq: z.number().int().positive().max(2_147_483_647) });
+
+/** Rows read per catch-up; a longer gap is read on the next notice. */
+const CATCH_UP_ROWS = 500;
+
+/**
+ * Calls `onEvent` with each event of the evaluation stored after the moment of listening, in order, as the log holds
+ * it. A notice for seq N sends every stored event up to N not yet sent (notices published by different processes can
+ * arrive out of order; the row lock in appendEvent means N stored implies every earlier one stored). Resolves to the
+ * release function once listening; events stored before that are the caller's to replay.
+ */
+export async function listenStoredEvents(
+  evaluationId: string,
+  onEvent: (event: StoredEvent) => void,
+  hub: EventHub = eventHub(),
+): Promise<() => Promise<void>> {
+  let sent = 0;
+  let released = false;
+  let ready!: () => void;
+  let chain = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
+  const catchUp = async (upTo: number) => {
+    if (released || upTo <= sent) return;
+    const rows = await db().evaluationEvent.findMany({
+      where: { evaluationId, seq: { gt: sent, lte: upTo } },
+      orderBy: { seq: "asc" },
+      take: CATCH_UP_ROWS,
+    });
+    for (const row of rows) {
+      if (released) return;
+      sent = row.seq;
+      onEvent({ seq: row.seq, type: row.type, data: row.data, createdAt: row.createdAt.toISOString() });
+    }
+  };
+  const release = await hub.listen(eventsChannel(evaluationId), eventNoticeSchema, ({ seq }) => {
+    chain = chain
+      .then(() => catchUp(seq))
+      .catch((error: unknown) =>
+        logger.warn("live events: reading the log failed", { evaluationId, error: String(error) }),
+      );
+  });
+  try {
+    const last = await db().evaluationEvent.findFirst({
+      where: { evaluationId },
+      orderBy: { seq: "desc" },
+      select: { seq: true },
+    });
+    sent = last?.seq ?? 0;
+  } catch (error) {
+    await release();
+    throw error;
+  } finally {
+    ready();
+  }
+  return async () => {
+    released = true;
+    await release();
+  };
+}
