@@ -11,7 +11,7 @@ describe("packFolder", () => {
       { path: "my-engine/plugin/speculator.py", data: text("x = 1\n") },
       { path: "my-engine/config/deep/a.json", data: text("{}") },
     ]);
-    const inspected = inspectEngineArchive(Buffer.from(base64, "base64"));
+    const inspected = await inspectEngineArchive(Buffer.from(base64, "base64"));
     const byPath = Object.fromEntries(inspected.files.map((f) => [f.path, f]));
     expect(Object.keys(byPath).sort()).toEqual(["config/deep/a.json", "launch.sh", "plugin/speculator.py"]);
     expect(byPath["launch.sh"]!.mode & 0o111).not.toBe(0);

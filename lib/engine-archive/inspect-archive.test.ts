@@ -22,7 +22,7 @@ describe("inspectEngineArchive", () => {
     await chmod(join(dir, "launch.sh"), 0o755);
     await writeFile(join(dir, "notes.txt"), "hello");
     const archive = await packDirectory(dir);
-    const inspected = inspectEngineArchive(archive);
+    const inspected = await inspectEngineArchive(archive);
     expect(inspected.files.map((f) => f.path).sort()).toEqual(["launch.sh", "notes.txt"]);
     expect(inspected.sha256).toMatch(/^[0-9a-f]{64}$/);
     const dest = join(dir, "out");
@@ -32,9 +32,9 @@ describe("inspectEngineArchive", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("reads long paths written through pax headers", () => {
+  it("reads long paths written through pax headers", async () => {
     const long = `${"deep/".repeat(30)}file.txt`;
-    const inspected = inspectEngineArchive(
+    const inspected = await inspectEngineArchive(
       gz([
         { path: "launch.sh", data: launch },
         { path: long, data: new Uint8Array(3) },
@@ -43,46 +43,48 @@ describe("inspectEngineArchive", () => {
     expect(inspected.files.map((f) => f.path)).toContain(long);
   });
 
-  it("refuses what is not a gzip", () => {
-    expect(() => inspectEngineArchive(Buffer.from("plain text"))).toThrow(/not a gzip/);
+  it("refuses what is not a gzip", async () => {
+    await expect(inspectEngineArchive(Buffer.from("plain text"))).rejects.toThrow(/not a gzip/);
   });
 
-  it("refuses a gzip that holds no tar", () => {
-    expect(() => inspectEngineArchive(gzipSync(Buffer.from("x".repeat(2000))))).toThrow(/not a tar archive/);
+  it("refuses a gzip that holds no tar", async () => {
+    await expect(inspectEngineArchive(gzipSync(Buffer.from("x".repeat(2000))))).rejects.toThrow(/not a tar archive/);
   });
 
-  it("refuses an archive without launch.sh at its top", () => {
-    expect(() => inspectEngineArchive(gz([{ path: "engine/launch.sh", data: launch }]))).toThrow(/no launch\.sh/);
+  it("refuses an archive without launch.sh at its top", async () => {
+    await expect(inspectEngineArchive(gz([{ path: "engine/launch.sh", data: launch }]))).rejects.toThrow(
+      /no launch\.sh/,
+    );
   });
 
-  it("refuses a path that escapes the directory, and an absolute one", () => {
-    expect(() =>
+  it("refuses a path that escapes the directory, and an absolute one", async () => {
+    await expect(
       inspectEngineArchive(
         gz([
           { path: "launch.sh", data: launch },
           { path: "../evil.sh", data: launch },
         ]),
       ),
-    ).toThrow(/escapes/);
-    expect(() =>
+    ).rejects.toThrow(/escapes/);
+    await expect(
       inspectEngineArchive(
         gz([
           { path: "launch.sh", data: launch },
           { path: "/etc/evil", data: launch },
         ]),
       ),
-    ).toThrow(/absolute/);
+    ).rejects.toThrow(/absolute/);
   });
 
   it("refuses links, also when tar packed them from disk", async () => {
-    expect(() =>
+    await expect(
       inspectEngineArchive(
         gz([
           { path: "launch.sh", data: launch },
           { path: "target", type: "symlink", linkTarget: "/etc/passwd" },
         ]),
       ),
-    ).toThrow(/link/);
+    ).rejects.toThrow(/link/);
     const dir = await mkdtemp(join(tmpdir(), "engine-"));
     await writeFile(join(dir, "launch.sh"), launch);
     await symlink("/etc/passwd", join(dir, "passwd"));
@@ -162,8 +164,8 @@ describe("what extraction could not write is refused at inspection", () => {
 
   it.each(refusals)("refuses %s, naming what is wrong", async (_name, inputs, message) => {
     const archive = gz(inputs);
-    expect(() => inspectEngineArchive(archive)).toThrow(ArchiveError);
-    expect(() => inspectEngineArchive(archive)).toThrow(message);
+    await expect(inspectEngineArchive(archive)).rejects.toThrow(ArchiveError);
+    await expect(inspectEngineArchive(archive)).rejects.toThrow(message);
     const dir = await mkdtemp(join(tmpdir(), "engine-"));
     await expect(extractEngineArchive(archive, join(dir, "out"))).rejects.toThrow(ArchiveError);
     await rm(dir, { recursive: true, force: true });
@@ -176,7 +178,7 @@ describe("what extraction could not write is refused at inspection", () => {
     await writeFile(join(dir, "launch.sh"), "#!/usr/bin/env bash\nexit 1\n");
     await run("tar", ["-C", dir, "-rf", join(dir, "engine.tar"), "launch.sh"]);
     const archive = gzipSync(await readFile(join(dir, "engine.tar")));
-    expect(() => inspectEngineArchive(archive)).toThrow(/^holds "launch\.sh" twice/);
+    await expect(inspectEngineArchive(archive)).rejects.toThrow(/^holds "launch\.sh" twice/);
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -187,7 +189,7 @@ describe("what extraction could not write is refused at inspection", () => {
       { path: "./lib/", type: "directory" },
       { path: "lib/a.py", data: new Uint8Array(3) },
     ]);
-    expect(inspectEngineArchive(archive).directories).toEqual(["lib"]);
+    expect((await inspectEngineArchive(archive)).directories).toEqual(["lib"]);
     const dir = await mkdtemp(join(tmpdir(), "engine-"));
     await extractEngineArchive(archive, join(dir, "out"));
     expect((await readdir(join(dir, "out"), { recursive: true })).sort()).toEqual(["launch.sh", "lib", "lib/a.py"]);
@@ -211,9 +213,9 @@ describe("what extraction could not write is refused at inspection", () => {
         inputs.push(random(3) === 0 ? { path: `${path}/`, type: "directory" } : { path, data: new Uint8Array([k]) });
       }
       const archive = gz(inputs);
-      let plan: ReturnType<typeof inspectEngineArchive>;
+      let plan: Awaited<ReturnType<typeof inspectEngineArchive>>;
       try {
-        plan = inspectEngineArchive(archive);
+        plan = await inspectEngineArchive(archive);
       } catch (error) {
         expect(error).toBeInstanceOf(ArchiveError);
         continue;

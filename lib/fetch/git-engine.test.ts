@@ -1,9 +1,12 @@
 import { execFile } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../testing/until";
 import { FetchError } from "./fetch-errors";
 import { fetchEngineFromGit } from "./git-engine";
 
@@ -148,5 +151,88 @@ describe("fetchEngineFromGit's subdir", () => {
     expect(error).toBeInstanceOf(FetchError);
     expect(error!.fault).toBe("submission");
     expect(error!.message).toBe(`engine repository org/engines has no commit ${"0".repeat(40)}`);
+  });
+});
+
+describe("fetchEngineFromGit's reach", () => {
+  const fetchFrom = (gitBaseUrl: string, timeoutMs = 20_000) =>
+    fetchEngineFromGit({
+      uri: "org/engines",
+      revision: commit,
+      subdir: null,
+      gitBaseUrl,
+      dest: join(base, `dest-reach-${++dests}`),
+      maxBytes: 1_000_000,
+      timeoutMs,
+    }).then(
+      () => null,
+      (e: unknown) => e as FetchError,
+    );
+
+  it("gives up on a server that never answers at its timeout, killing git and its helpers, as the arena's fault", async () => {
+    const sockets = new Set<Socket>();
+    // accepts, reads what git sends, and never answers
+    const server = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const started = Date.now();
+      const error = await fetchFrom(`http://127.0.0.1:${port}`, 2_000);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(error).toBeInstanceOf(FetchError);
+      expect(error!.fault).toBe("arena");
+      expect(error!.message).toBe("the engine repository could not be fetched within 2 s");
+      // git's transport helper held the connection; killed with its process group, it lets go
+      await until(async () => (sockets.size === 0 ? true : undefined), 5_000, 50);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("follows no redirect, to another host or anywhere, and says nothing of what git said", async () => {
+    const elsewhere: string[] = [];
+    const target = createServer((req, res) => {
+      elsewhere.push(req.url ?? "");
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    const targetPort = (target.address() as AddressInfo).port;
+    const redirector = createServer((req, res) => {
+      res.writeHead(302, { location: `http://localhost:${targetPort}${req.url}` }).end();
+    });
+    await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+    const port = (redirector.address() as AddressInfo).port;
+    try {
+      const error = await fetchFrom(`http://127.0.0.1:${port}`);
+      expect(error).toBeInstanceOf(FetchError);
+      expect(error!.message).toBe("the engine repository could not be fetched");
+      expect(error!.fault).toBe("arena");
+      expect(elsewhere).toEqual([]);
+    } finally {
+      redirector.close();
+      target.close();
+    }
+  });
+
+  it("refuses a participant's URL whose host is not allowed, without connecting, as the submission's fault", async () => {
+    const error = await fetchEngineFromGit({
+      uri: "https://127.0.0.1/org/engines",
+      revision: commit,
+      subdir: null,
+      gitBaseUrl: `file://${base}`,
+      dest: join(base, "dest-host"),
+      maxBytes: 1000,
+      allowedHosts: ["github.com", "huggingface.co"],
+    }).then(
+      () => null,
+      (e: unknown) => e as FetchError,
+    );
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error!.fault).toBe("submission");
+    expect(error!.message).toBe('engine repository host "127.0.0.1" is not allowed');
   });
 });

@@ -1,8 +1,9 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cp, lstat, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { promisify } from "node:util";
+import { env } from "../env";
 import { logger } from "../logger";
 import { FetchError } from "./fetch-errors";
 
@@ -15,12 +16,109 @@ export interface GitEngineFetch {
   gitBaseUrl: string;
   dest: string;
   maxBytes: number;
+  /** The hosts a participant's https URL may name (GIT_ALLOWED_HOSTS when not given). */
+  allowedHosts?: readonly string[];
+  /** How long the fetch and checkout may take together (GIT_FETCH_TIMEOUT_SECONDS when not given). */
+  timeoutMs?: number;
 }
 
 /** "org/repo" resolves against the configured git host; a full URL is used as given. */
 export function repositoryUrl(uri: string, gitBaseUrl: string): string {
   if (/^https:\/\//.test(uri)) return uri;
   return `${gitBaseUrl.replace(/\/$/, "")}/${uri.replace(/\.git$/, "")}`;
+}
+
+/**
+ * Where the participant's URL may point: a full https URL must name an allowed host (an internal address, or any
+ * other host, is never fetched from); "org/repo" goes to GIT_BASE_URL, which the operators chose.
+ */
+export function assertAllowedHost(uri: string, allowedHosts: readonly string[]): void {
+  if (!/^https:\/\//.test(uri)) return;
+  let host: string;
+  try {
+    host = new URL(uri).hostname.toLowerCase();
+  } catch {
+    throw new FetchError("the engine repository's URL is not a URL", "submission");
+  }
+  if (!allowedHosts.includes(host)) {
+    throw new FetchError(`engine repository host "${host}" is not allowed`, "submission");
+  }
+}
+
+/** A git command that failed or ran past its deadline; `stderr` is for the log only. */
+class GitFailure extends Error {
+  constructor(
+    readonly stderr: string,
+    readonly timedOut: boolean,
+  ) {
+    // the message stays generic wherever it ends up; what git said is only ever logged
+    super(timedOut ? "git ran past its deadline" : "git failed");
+    this.name = "GitFailure";
+  }
+}
+
+/** The most of git's stderr kept for the log. */
+const STDERR_BYTES = 16 * 1024;
+
+/**
+ * Runs git in its own process group, killed whole (git and the transport helpers it starts) once `deadline`
+ * passes. Its stderr is for the worker's log only: public reasons never quote it.
+ */
+function git(args: string[], cwd: string, deadline: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", args, { cwd, detached: true, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    let timedOut = false;
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < STDERR_BYTES) stderr += chunk.toString("utf8").slice(0, STDERR_BYTES - stderr.length);
+    });
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        killGroup();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(new GitFailure(String(error), timedOut));
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      // whatever git left running in its group (a transport helper) goes with it
+      killGroup();
+      if (code === 0 && !timedOut) resolve();
+      else reject(new GitFailure(stderr, timedOut));
+    });
+  });
+}
+
+/**
+ * The configuration every git command runs with: no credentials and no prompts, only the URL's own protocol (no
+ * `ext::`, no `file://` unless the operators' base is one), no redirects (so a host on the allow-list cannot send
+ * git elsewhere), LFS content never downloaded (its servers are other hosts), and a transfer that stalls aborted.
+ */
+function gitConfig(url: string): string[] {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase() ?? "https";
+  return [
+    ["credential.helper", ""],
+    ["core.askPass", "true"],
+    ["protocol.allow", "never"],
+    [`protocol.${scheme}.allow`, "always"],
+    ["http.followRedirects", "false"],
+    ["http.lowSpeedLimit", "1000"],
+    ["http.lowSpeedTime", "60"],
+    ["filter.lfs.smudge", "git-lfs smudge --skip -- %f"],
+    ["filter.lfs.process", "git-lfs filter-process --skip"],
+    ["filter.lfs.required", "false"],
+  ].flatMap(([key, value]) => ["-c", `${key}=${value}`]);
 }
 
 async function duBytes(dir: string): Promise<number> {
@@ -59,43 +157,50 @@ export async function resolveSubdir(work: string, subdir: string | null): Promis
   return real;
 }
 
-/** The last line git wrote, without the checkout's own path (the public reason never names a server path). */
-function gitSaid(error: unknown, work: string): string {
-  const text = String((error as { stderr?: string }).stderr ?? error).trim();
-  return (text.split("\n").pop() ?? "").split(work).join("<checkout>");
-}
-
 /** Fetches an engine directory from a git repository at an exact commit (`subdir` honoured, at most `maxBytes`). */
 export async function fetchEngineFromGit(input: GitEngineFetch): Promise<void> {
+  const allowedHosts = input.allowedHosts ?? env().GIT_ALLOWED_HOSTS;
+  const timeoutMs = input.timeoutMs ?? env().GIT_FETCH_TIMEOUT_SECONDS * 1000;
+  assertAllowedHost(input.uri, allowedHosts);
+  const url = repositoryUrl(input.uri, input.gitBaseUrl);
+  const deadline = Date.now() + timeoutMs;
+  const within = `within ${Math.round(timeoutMs / 1000)} s`;
   const work = await mkdtemp(join(tmpdir(), "arena-git-"));
-  const git = (args: string[]) =>
-    run("git", ["-c", "credential.helper=", "-c", "core.askPass=true", ...args], { cwd: work });
+  const config = gitConfig(url);
   try {
-    await git(["init", "-q"]);
-    await git(["remote", "add", "origin", repositoryUrl(input.uri, input.gitBaseUrl)]);
+    await git(["init", "-q"], work, deadline);
+    await git(["remote", "add", "origin", url], work, deadline);
     try {
-      await git(["fetch", "-q", "--depth", "1", "origin", input.revision]);
-    } catch (error) {
-      const text = String((error as { stderr?: string }).stderr ?? error);
-      const missing =
-        /not our ref|couldn't find remote ref|does not appear to be a git repository|not found|Repository not found/i.test(
-          text,
-        );
-      if (!missing) logger.warn("the engine repository could not be fetched", { uri: input.uri, stderr: text });
-      throw new FetchError(
-        missing
-          ? `engine repository ${input.uri} has no commit ${input.revision}`
-          : `the engine repository could not be fetched (${gitSaid(error, work)})`,
-        missing ? "submission" : "arena",
-        { cause: error },
-      );
+      await git([...config, "fetch", "-q", "--no-tags", "--depth", "1", "origin", input.revision], work, deadline);
+    } catch (failure) {
+      if (!(failure instanceof GitFailure)) throw failure;
+      const { stderr, timedOut } = failure;
+      logger.warn("the engine repository could not be fetched", { uri: input.uri, timedOut, stderr });
+      if (timedOut) throw new FetchError(`the engine repository could not be fetched ${within}`, "arena");
+      if (/not our ref|couldn't find remote ref|upload-pack: not our ref/i.test(stderr)) {
+        throw new FetchError(`engine repository ${input.uri} has no commit ${input.revision}`, "submission");
+      }
+      if (
+        /does not appear to be a git repository|repository '.*' not found|Repository not found|Authentication failed|could not read Username/i.test(
+          stderr,
+        )
+      ) {
+        throw new FetchError(`engine repository ${input.uri} was not found (or is not public)`, "submission");
+      }
+      throw new FetchError("the engine repository could not be fetched", "arena");
     }
     try {
-      await git(["-c", "advice.detachedHead=false", "checkout", "-q", input.revision]);
-    } catch (error) {
-      throw new FetchError(`the fetched commit could not be checked out (${gitSaid(error, work)})`, "arena", {
-        cause: error,
-      });
+      await git([...config, "-c", "advice.detachedHead=false", "checkout", "-q", input.revision], work, deadline);
+    } catch (failure) {
+      if (!(failure instanceof GitFailure)) throw failure;
+      const { stderr, timedOut } = failure;
+      logger.warn("the fetched engine commit could not be checked out", { uri: input.uri, timedOut, stderr });
+      throw new FetchError(
+        timedOut
+          ? `the engine repository could not be fetched ${within}`
+          : "the fetched commit could not be checked out",
+        "arena",
+      );
     }
     const root = await resolveSubdir(work, input.subdir);
     if (!(await lstat(join(root, "launch.sh")).catch(() => null))?.isFile()) {

@@ -7,6 +7,8 @@ export type AppErrorCode =
   | "budget_exhausted"
   | "registration_closed"
   | "rate_limited"
+  | "payload_too_large"
+  | "unsupported_media_type"
   | "internal";
 
 const STATUS: Record<AppErrorCode, number> = {
@@ -15,19 +17,30 @@ const STATUS: Record<AppErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
-  budget_exhausted: 429,
+  // a spent budget does not come back with time: 403, not a 429 a client would retry after waiting
+  budget_exhausted: 403,
   registration_closed: 403,
   rate_limited: 429,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   internal: 500,
 };
 
 /** The one error the arena raises on purpose; anything else is internal, logged and masked. */
 export class AppError extends Error {
   readonly code: AppErrorCode;
-  constructor({ code, message }: { code: AppErrorCode; message: string }) {
+  /** Sent as Retry-After: every 429 carries one. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor({
+    code,
+    message,
+    retryAfterSeconds,
+  }: { code: AppErrorCode; message: string; retryAfterSeconds?: number }) {
     super(message);
     this.code = code;
     this.name = "AppError";
+    const seconds = retryAfterSeconds ?? (code === "rate_limited" ? 1 : undefined);
+    this.retryAfterSeconds = seconds === undefined ? undefined : Math.max(1, Math.ceil(seconds));
   }
   get status(): number {
     return STATUS[this.code];

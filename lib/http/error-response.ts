@@ -10,9 +10,11 @@ export interface ErrorBody {
 export function errorResponse(error: unknown, headers?: HeadersInit): Response {
   if (error instanceof ZodError) error = zodToAppError(error);
   if (isAppError(error)) {
+    const merged = new Headers(headers);
+    if (error.retryAfterSeconds !== undefined) merged.set("retry-after", String(error.retryAfterSeconds));
     return Response.json({ error: { code: error.code, message: error.message } } satisfies ErrorBody, {
       status: error.status,
-      headers,
+      headers: merged,
     });
   }
   logger.error("internal error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

@@ -35,7 +35,7 @@ export async function createSubmission(
   if ("inline" in input.engine) {
     const gz = Buffer.from(input.engine.inline, "base64");
     try {
-      engineSha256 = inspectEngineArchive(gz).sha256;
+      engineSha256 = (await inspectEngineArchive(gz)).sha256;
     } catch (error) {
       if (error instanceof ArchiveError) {
         throw new AppError({ code: "invalid_request", message: `engine.inline: the archive ${error.message}` });

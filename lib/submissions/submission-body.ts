@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { env } from "../env";
 import { currentProtocol, isTaskId, SOLUTION_KINDS, SPLITS } from "../protocol";
 
 const protocol = currentProtocol();
@@ -33,7 +34,7 @@ const speculator = z
     return { uri, revision: checked.data };
   });
 
-const inlineEngine = z
+export const inlineEngine = z
   .object({
     inline: z
       .string({ message: "must be a base64 string of a .tar.gz" })
@@ -46,9 +47,26 @@ const inlineEngine = z
   })
   .strict();
 
-const repositoryEngine = z
+/** The host of an https engine URL, which must be one the arena fetches from (GIT_ALLOWED_HOSTS). */
+function checkGitHost(uri: string, ctx: z.RefinementCtx): void {
+  // the regex has its own message; a string it refuses is not looked at here
+  if (!GIT_REPO.test(uri) || !uri.startsWith("https://")) return;
+  const host = uri.slice("https://".length).split("/")[0]!.toLowerCase();
+  const allowed = env().GIT_ALLOWED_HOSTS;
+  if (!allowed.includes(host)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `host "${host}" is not allowed: engine repositories are fetched from ${allowed.join(", ") || "no host"}`,
+    });
+  }
+}
+
+export const repositoryEngine = z
   .object({
-    uri: z.string({ message: "is required" }).regex(GIT_REPO, 'must be a git repository: "org/repo" or an https URL'),
+    uri: z
+      .string({ message: "is required" })
+      .regex(GIT_REPO, 'must be a git repository: "org/repo" or an https URL')
+      .superRefine(checkGitHost),
     revision,
     subdir: z
       .string()

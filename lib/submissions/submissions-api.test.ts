@@ -58,7 +58,8 @@ async function snapshot() {
 }
 
 beforeAll(async () => {
-  ctx = await setupArenaTestContext();
+  // Each call below comes through one trusted proxy, which names its caller in X-Forwarded-For.
+  ctx = await setupArenaTestContext({ TRUSTED_PROXY_HOPS: "1" });
 });
 afterAll(async () => {
   await evaluationsQueue().obliterate({ force: true });
@@ -96,8 +97,8 @@ describe("the submission API", () => {
     const responses = await Promise.all(Array.from({ length: 25 }, () => call(submit, { token, body: validBody() })));
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(20);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
-    const refused = (await responses.find((r) => r.status === 429)!.json()) as {
+    expect(statuses.filter((s) => s === 403)).toHaveLength(5);
+    const refused = (await responses.find((r) => r.status === 403)!.json()) as {
       error: { code: string; message: string };
     };
     expect(refused.error.code).toBe("budget_exhausted");
@@ -134,12 +135,17 @@ describe("the submission API", () => {
       authorization: "Bearer spa_x",
     };
     const statuses: number[] = [];
+    let retryAfter: string | null = null;
     for (let i = 0; i < 22; i++) {
       const request = new Request("http://arena.test/api/submissions", { method: "POST", headers, body: "{}" });
-      statuses.push((await submit(request, { params: Promise.resolve({}) })).status);
+      const response = await submit(request, { params: Promise.resolve({}) });
+      statuses.push(response.status);
+      retryAfter = response.headers.get("retry-after");
     }
     expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(20)).toEqual([429, 429]);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(60);
   });
 
   const bad: [string, (b: Record<string, unknown>) => unknown, RegExp][] = [

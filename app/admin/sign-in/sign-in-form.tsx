@@ -27,7 +27,11 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
       callbackUrl,
     });
     if (!result || result.error) {
-      setError("Sign-in failed: check the email and password.");
+      setError(
+        result?.error === "RateLimited"
+          ? "Too many sign-in attempts: wait a few minutes, then try again."
+          : "Sign-in failed: check the email and password.",
+      );
       setBusy(false);
       return;
     }

@@ -1,11 +1,15 @@
-import { readJson, withToken } from "@/lib/http/with-token";
+import { env } from "@/lib/env";
+import { withToken } from "@/lib/http/with-token";
 import { createSubmission } from "@/lib/submissions/create-submission";
 import { listOwnSubmissions } from "@/lib/submissions/list-submissions";
 
-export const POST = withToken(async (request, { caller }) => {
-  const created = await createSubmission(caller, await readJson(request));
-  return Response.json(created, { status: 201 });
-});
+export const POST = withToken(
+  async (_request, { caller, json }) => {
+    const created = await createSubmission(caller, await json());
+    return Response.json(created, { status: 201 });
+  },
+  { maxBodyBytes: () => env().MAX_SUBMISSION_BODY_BYTES },
+);
 
 export const GET = withToken(async (_request, { caller }) => {
   return Response.json({ submissions: await listOwnSubmissions(caller.accountId) });

@@ -1,10 +1,9 @@
 import { withAdmin } from "@/lib/http/with-admin";
-import { readJson } from "@/lib/http/with-token";
 import { issueToken } from "@/lib/tokens/issue-token";
 import { listTokens } from "@/lib/tokens/list-tokens";
 
-export const POST = withAdmin(async (request, { admin }) => {
-  const issued = await issueToken((await readJson(request)) as never, admin.accountId ?? undefined);
+export const POST = withAdmin(async (_request, { admin, json }) => {
+  const issued = await issueToken((await json()) as never, admin.accountId ?? undefined);
   return Response.json(issued, { status: 201 });
 });
 

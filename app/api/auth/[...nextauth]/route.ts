@@ -1,6 +1,7 @@
 import NextAuth from "next-auth";
 import { authOptions } from "@/lib/auth/auth-options";
+import { withSignInLimits } from "@/lib/auth/sign-in-limits";
 
-const handler = (request: Request, context: unknown) => NextAuth(authOptions())(request, context);
+const handler = withSignInLimits((request, context) => NextAuth(authOptions())(request, context));
 
 export { handler as GET, handler as POST };
