@@ -32,6 +32,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <a href="/tasks/qwen35-27b">Qwen3.5-27B</a>
             <a href="/gates">Gates</a>
             <a href="/protocol">Protocol</a>
+            <a href="/guide">Guide</a>
             <a href="/submit">Submit</a>
             <a href="/admin" className="sm:ml-auto">
               Admin

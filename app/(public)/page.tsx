@@ -6,18 +6,22 @@ import { Section } from "@/components/ui/section";
 import { listBoard } from "@/lib/board/list-board";
 import { listLatestEvaluations } from "@/lib/board/list-latest";
 import { env } from "@/lib/env";
+import { contactLink } from "@/lib/kit/operators-contact";
 import { currentProtocol, TASK_IDS } from "@/lib/protocol";
+import { isRegistrationOpen } from "@/lib/settings/registration";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: { absolute: "SpeculatorArena" } };
 
 export default async function HomePage() {
   const protocol = currentProtocol();
-  const [boards, latest] = await Promise.all([
+  const [boards, latest, registrationOpen] = await Promise.all([
     Promise.all(TASK_IDS.map((id) => listBoard(id))),
     listLatestEvaluations(8),
+    isRegistrationOpen(),
   ]);
   const url = env().ARENA_PUBLIC_URL;
+  const contact = contactLink(env().OPERATORS_CONTACT);
   return (
     <div className="space-y-12">
       <section aria-labelledby="leaderboard">
@@ -113,26 +117,39 @@ export default async function HomePage() {
         title="Enter the arena"
         aside={
           <span>
-            <a href="/register">Get a token →</a> · <a href="/submit">submit in the browser →</a>
+            <a href={registrationOpen ? "/register" : "/guide#token"}>Get a token →</a> · <a href="/guide">guide →</a> ·{" "}
+            <a href="/submit">submit in the browser →</a>
           </span>
         }
       >
+        <p className="mt-1 max-w-prose text-sm text-slate-700" data-testid="token-help">
+          {registrationOpen ? (
+            <>
+              Registration is open: <a href="/register">register</a> for a token.
+            </>
+          ) : (
+            <>Accounts are by invitation: the operators give each participant a token. </>
+          )}
+          {contact ? (
+            <>
+              {registrationOpen ? " Or ask" : "Ask"} the operators at{" "}
+              {contact.href ? <a href={contact.href}>{contact.text}</a> : <span>{contact.text}</span>}.
+            </>
+          ) : null}{" "}
+          The client is in the <a href="/kit.tar.gz">kit</a> (or <a href="/client.py">client.py</a> alone; Python 3.9+,
+          nothing to install).
+        </p>
         <pre className="mt-3 overflow-x-auto rounded bg-slate-900 p-4 text-sm text-slate-100">
           <code>{`# with the token the operators gave you
 export SPECULATORARENA_URL=${url}
 export SPECULATORARENA_TOKEN=spa_...
+curl -sL $SPECULATORARENA_URL/kit.tar.gz | tar xz && cd speculatorarena-kit
 # a speculator on Hugging Face and the engine directory that serves it
-# (the client is in the arena's repository: npm run client)
-npm run client -- submit --task qwen3-8b --split dev \\
+python3 -m speculatorarena.client submit --task qwen3-8b --split dev \\
   --engine my-engine/ --speculator org/repo@<commit> \\
-  --method "EAGLE-3 k=4" --kind eagle3 --wait
+  --method "EAGLE-3 k=4" --kind eagle3
 # its gates and its SpecScore
-npm run client -- status <id>
-# or with curl
-curl -s -X POST $SPECULATORARENA_URL/api/submissions \\
-  -H "authorization: Bearer $SPECULATORARENA_TOKEN" -H 'content-type: application/json' \\
-  -d '{"task_id": "qwen3-8b", "split": "dev", "engine": {"inline": "'"$(tar -C my-engine -cz . | base64 -w0)"'"},
-       "speculator": {"uri": "org/repo", "revision": "<commit>"}, "solution": {"kind": "eagle3"}}'`}</code>
+python3 -m speculatorarena.client status <id>`}</code>
         </pre>
       </Section>
     </div>

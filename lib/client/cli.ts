@@ -1,113 +1,144 @@
-import { parseArgs } from "node:util";
-import { z } from "zod";
-import { packDirectory } from "../engine-archive/pack-directory";
+import type { PublicBoard } from "../board/public-board";
+import type { BudgetLine } from "../budgets/remaining-budget";
+import { CURRENT_VERSION, TASK_IDS } from "../protocol";
+import type { CreatedSubmission } from "../submissions/create-submission";
+import type { SubmissionView } from "../submissions/get-submission";
+import { ArenaApi } from "./arena-api";
+import { type ClientEnv, clientEnv, requireToken } from "./client-env";
+import { type Command, parseCommand, USAGE } from "./commands";
+import { packEngineDirectory } from "./engine-directory";
+import { ClientError, EXIT } from "./exit-codes";
+import { boardLines, budgetLines, submissionLines } from "./format";
+import { runLocal } from "./local/run-local";
+import type { Output } from "./progress-printer";
+import { CLIENT_VERSION } from "./versions";
+import { watchEvaluation } from "./watch";
 
-/**
- * The participant's client: `npm run client -- submit|status|watch|budget ...`. It speaks the arena's public API
- * only (the same one curl and the submit page use), with the token from SPECULATORARENA_TOKEN.
- */
-const usage = `usage:
-  npm run client -- submit --task qwen3-8b --split dev --engine DIR [--speculator org/repo@<commit>]
-                    [--method TEXT] [--kind eagle3] [--profile smoke] [--wait]
-  npm run client -- status <submission id>
-  npm run client -- watch <submission id>        (live progress until it ends)
-  npm run client -- budget
-environment: SPECULATORARENA_URL (default http://localhost:3000), SPECULATORARENA_TOKEN (spa_...)`;
-
-const clientEnv = z
-  .object({
-    SPECULATORARENA_URL: z.string().url().default("http://localhost:3000"),
-    SPECULATORARENA_TOKEN: z.string().startsWith("spa_", "must be an arena token (spa_...)").optional(),
-  })
-  .parse(process.env);
-
-function fail(message: string): never {
-  console.error(message);
-  process.exit(2);
+export interface CliIo {
+  out: Output;
+  err: Output;
+  tty: boolean;
+  signal?: AbortSignal;
 }
 
-async function api(path: string, init: RequestInit = {}): Promise<unknown> {
-  const token = clientEnv.SPECULATORARENA_TOKEN ?? fail("SPECULATORARENA_TOKEN is not set");
-  const response = await fetch(`${clientEnv.SPECULATORARENA_URL}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
-  });
-  const body = (await response.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
-  if (!response.ok)
-    fail(`${response.status} ${body?.error?.code ?? ""}: ${body?.error?.message ?? response.statusText}`);
-  return body;
+const print = (io: CliIo, lines: readonly string[]) => io.out.write(`${lines.join("\n")}\n`);
+
+/** Warns once when the arena is at another protocol than this client was made for. */
+async function checkProtocol(api: ArenaApi, io: CliIo): Promise<void> {
+  const served = await api.get<{ version?: string }>("/api/protocol").catch(() => null);
+  if (served?.version && served.version !== CURRENT_VERSION) {
+    io.err.write(
+      `note: this client was made for protocol ${CURRENT_VERSION}; the arena is at protocol ${served.version} (download the current one: ${api.baseUrl}/client.py or ${api.baseUrl}/kit.tar.gz)\n`,
+    );
+  }
 }
 
-/** Follows an evaluation to its end; true when it scored above 0 (a scored 0 comes with its reason: a failure). */
-async function watch(id: string): Promise<boolean> {
-  const response = await fetch(`${clientEnv.SPECULATORARENA_URL}/api/submissions/${id}/events`);
-  if (!response.ok || !response.body) fail(`events: HTTP ${response.status}`);
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let final = "unknown";
-  let zeroReason: unknown = null;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let cut = buffer.indexOf("\n\n");
-    while (cut !== -1) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      cut = buffer.indexOf("\n\n");
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (!event || !data) continue;
-      const d = JSON.parse(data) as Record<string, unknown>;
-      if (event === "status") {
-        final = String(d.status);
-        zeroReason = d.reason ?? null;
-        console.log(`status ${d.status}${d.reason ? `: ${d.reason}` : ""}`);
-      } else if (event === "phase") console.log(`phase ${d.phase}`);
-      else if (event === "pass-ended")
-        console.log(`  ${d.engine} ${d.workload} pass ${Number(d.pass) + 1}: ${Number(d.speed).toFixed(1)} tok/s`);
-      else if (event === "engine" && d.state !== "stopping") console.log(`  ${d.engine} engine ${d.state}`);
+/** Follows an evaluation to its end and prints its result; ok only when it scored above 0. */
+async function watchToEnd(env: ClientEnv, id: string, io: CliIo): Promise<number> {
+  const watched = await watchEvaluation({ baseUrl: env.url, submissionId: id, ...io });
+  if (env.token) {
+    const view = await new ArenaApi(env.url, env.token).get<SubmissionView>(
+      `/api/submissions/${encodeURIComponent(id)}`,
+    );
+    print(io, submissionLines(view, env.url));
+    const e = view.evaluation;
+    return e?.status === "scored" && (e.specscore ?? 0) > 0 ? EXIT.ok : EXIT.notScored;
+  }
+  print(io, [
+    `ended ${watched.status}${watched.reason ? `: ${watched.reason}` : ""}`,
+    `page: ${env.url}/evaluations/${id}`,
+  ]);
+  return watched.status === "scored" && !watched.reason ? EXIT.ok : EXIT.notScored;
+}
+
+async function run(command: Command, env: ClientEnv, io: CliIo): Promise<number> {
+  switch (command.verb) {
+    case "help":
+      print(io, [USAGE]);
+      return EXIT.ok;
+    case "version":
+      print(io, [`speculatorarena ${CLIENT_VERSION} (protocol ${CURRENT_VERSION})`]);
+      return EXIT.ok;
+    case "submit": {
+      const token = requireToken(env);
+      const packed = await packEngineDirectory(command.engine);
+      const api = new ArenaApi(env.url, token);
+      await checkProtocol(api, io);
+      io.err.write(
+        `engine ${command.engine}: ${packed.files} files, ${packed.unpackedBytes.toLocaleString("en")} bytes unpacked, ${packed.inline.length.toLocaleString("en")} base64 characters\n`,
+      );
+      const created = await api.post<CreatedSubmission>("/api/submissions", {
+        task_id: command.task,
+        split: command.split,
+        ...(command.speculator ? { speculator: command.speculator } : {}),
+        engine: { inline: packed.inline },
+        solution: { kind: command.kind, ...(command.method ? { method: command.method } : {}) },
+        ...(command.profile ? { profile: command.profile } : {}),
+      });
+      print(io, [`submitted ${created.id}: ${env.url}/evaluations/${created.id}`]);
+      return command.wait ? watchToEnd(env, created.id, io) : EXIT.ok;
+    }
+    case "status": {
+      const view = await new ArenaApi(env.url, requireToken(env)).get<SubmissionView>(
+        `/api/submissions/${encodeURIComponent(command.id)}`,
+      );
+      print(io, command.json ? [JSON.stringify(view, null, 2)] : submissionLines(view, env.url));
+      return EXIT.ok;
+    }
+    case "watch":
+      return watchToEnd(env, command.id, io);
+    case "budget": {
+      const body = await new ArenaApi(env.url, requireToken(env)).get<{ account: string; budget: BudgetLine[] }>(
+        "/api/budget",
+      );
+      print(io, command.json ? [JSON.stringify(body, null, 2)] : budgetLines(body.account, body.budget));
+      return EXIT.ok;
+    }
+    case "board": {
+      const api = new ArenaApi(env.url, undefined);
+      const boards: PublicBoard[] = [];
+      for (const task of command.task ? [command.task] : TASK_IDS) {
+        boards.push(await api.get<PublicBoard>(`/api/board?task=${encodeURIComponent(task)}`));
+      }
+      print(
+        io,
+        command.json ? [JSON.stringify(boards.length === 1 ? boards[0] : boards, null, 2)] : boards.flatMap(boardLines),
+      );
+      return EXIT.ok;
+    }
+    case "local": {
+      const result = await runLocal({
+        task: command.task,
+        engine: command.engine,
+        speculator: command.speculator,
+        profile: command.profile,
+        target: command.target,
+        simSpeed: command["sim-speed"],
+        json: command.json,
+        env,
+        ...io,
+      });
+      return result.exitCode;
     }
   }
-  return final === "scored" && !zeroReason;
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    task: { type: "string" },
-    split: { type: "string", default: "dev" },
-    engine: { type: "string" },
-    speculator: { type: "string" },
-    method: { type: "string" },
-    kind: { type: "string", default: "other" },
-    profile: { type: "string" },
-    wait: { type: "boolean", default: false },
-  },
-});
-
-const [command, id] = positionals;
-if (command === "submit") {
-  if (!values.task || !values.engine) fail(usage);
-  const inline = (await packDirectory(values.engine)).toString("base64");
-  const [uri, revision] = values.speculator ? values.speculator.split("@") : [];
-  const created = (await api("/api/submissions", {
-    method: "POST",
-    body: JSON.stringify({
-      task_id: values.task,
-      split: values.split,
-      ...(uri ? { speculator: { uri, revision } } : {}),
-      engine: { inline },
-      solution: { kind: values.kind, ...(values.method ? { method: values.method } : {}) },
-      ...(values.profile ? { profile: values.profile } : {}),
-    }),
-  })) as { id: string };
-  console.log(`submitted ${created.id}: ${clientEnv.SPECULATORARENA_URL}/evaluations/${created.id}`);
-  if (values.wait) process.exit((await watch(created.id)) ? 0 : 1);
-} else if (command === "status" && id) {
-  console.log(JSON.stringify(await api(`/api/submissions/${id}`), null, 2));
-} else if (command === "watch" && id) {
-  process.exit((await watch(id)) ? 0 : 1);
-} else if (command === "budget") {
-  console.log(JSON.stringify(await api("/api/budget"), null, 2));
-} else {
-  fail(usage);
+/** The whole CLI: parses, runs, and turns every failure into one message and its exit code. */
+export async function main(
+  argv: readonly string[],
+  source: Record<string, string | undefined>,
+  io: CliIo,
+): Promise<number> {
+  try {
+    return await run(parseCommand(argv), clientEnv(source), io);
+  } catch (error) {
+    if (error instanceof ClientError) {
+      io.err.write(`speculatorarena: ${error.message}\n`);
+      return error.exitCode;
+    }
+    io.err.write(
+      `speculatorarena: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return EXIT.unreachable;
+  }
 }

@@ -1,3 +1,5 @@
+import { EventStreamParser } from "../http/sse-reader";
+
 export interface ReceivedEvent {
   id: number | null;
   event: string;
@@ -5,8 +7,9 @@ export interface ReceivedEvent {
 }
 
 /**
- * Reads an SSE endpoint over HTTP as a browser's EventSource would, keeping each event's id.
- * Stops when `until` says so, the stream ends, or `signal` aborts.
+ * Reads one connection of an SSE endpoint over HTTP as a browser's EventSource would (the arena's one parser,
+ * lib/http/sse-reader.ts), keeping each event's id. Stops when `until` says so, the stream ends, or the timeout
+ * passes; it never reconnects, so a test sees exactly what one connection carried (followEventStream resumes).
  */
 export async function readSse(
   url: string,
@@ -25,36 +28,25 @@ export async function readSse(
   try {
     const response = await fetch(url, { headers, signal: controller.signal });
     if (!response.ok || !response.body) throw new Error(`SSE ${url} answered ${response.status}`);
-    const decoder = new TextDecoder();
-    let buffer = "";
+    const parser = new EventStreamParser();
     const reader = response.body.getReader();
     outer: for (;;) {
       const { value, done } = await reader.read();
-      if (done) {
-        ended = true;
-        break;
-      }
-      buffer += decoder.decode(value, { stream: true });
-      let cut = buffer.indexOf("\n\n");
-      while (cut !== -1) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        cut = buffer.indexOf("\n\n");
-        let id: number | null = null;
-        let event = "message";
-        const data: string[] = [];
-        for (const line of block.split("\n")) {
-          if (line.startsWith("id: ")) id = Number(line.slice(4));
-          else if (line.startsWith("event: ")) event = line.slice(7);
-          else if (line.startsWith("data: ")) data.push(line.slice(6));
-        }
-        if (data.length === 0) continue;
-        const received = { id, event, data: JSON.parse(data.join("\n")) as unknown };
+      for (const message of done ? parser.end() : parser.push(value)) {
+        const received = {
+          id: message.id === null ? null : Number(message.id),
+          event: message.event,
+          data: JSON.parse(message.data) as unknown,
+        };
         events.push(received);
         if (options.until?.(received, events)) {
           controller.abort();
           break outer;
         }
+      }
+      if (done) {
+        ended = true;
+        break;
       }
     }
   } catch (error) {

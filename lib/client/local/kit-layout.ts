@@ -1,0 +1,48 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { qwen3TokenizerDir } from "../../tokenizer/packaged-qwen3";
+
+/** The local kit's bundled entry point's file name, beside the pod agent bundle (lib/kit/build-kit.ts writes it). */
+export const KIT_CLI_ENTRY = "speculatorarena.mjs";
+/** Where the bundle keeps the pinned vLLM's stock launch.sh. */
+export const BUNDLED_VLLM_STOCK_DIR = "stock-engines/vllm";
+
+/** Where the local kit finds the pod agent, the simulated engine and the stock engines. */
+export interface KitLayout {
+  kind: "bundle" | "repository";
+  agent: { command: string; args: string[]; cwd: string };
+  simEngine: string;
+  simStockEngineDir: string;
+  vllmStockEngineDir: string;
+  /** Qwen3's tokenizer files, the simulated targets' (a directory to copy from). */
+  tokenizerDir: string;
+}
+
+/**
+ * The kit as it runs: bundled (the kit's `local/` folder, with its own Node, where this code is the bundled CLI) or
+ * from the repository (`npx speculatorarena local`, the agent's source through tsx). Bundled code finds everything
+ * beside itself, as the pod agent bundle does.
+ */
+export function kitLayout(): KitLayout {
+  const here = dirname(fileURLToPath(import.meta.url));
+  if (existsSync(join(here, "pod-agent.mjs"))) {
+    return {
+      kind: "bundle",
+      agent: { command: process.execPath, args: [join(here, "pod-agent.mjs")], cwd: here },
+      simEngine: join(here, "sim-engine", "sim-engine"),
+      simStockEngineDir: join(here, "sim-engine", "engines", "stock"),
+      vllmStockEngineDir: join(here, BUNDLED_VLLM_STOCK_DIR),
+      tokenizerDir: qwen3TokenizerDir(),
+    };
+  }
+  const repo = join(here, "../../..");
+  return {
+    kind: "repository",
+    agent: { command: process.execPath, args: ["--import", "tsx", join(repo, "lib/pods/agent/main.ts")], cwd: repo },
+    simEngine: join(repo, "lib/sim-engine/bin/sim-engine"),
+    simStockEngineDir: join(repo, "lib/sim-engine/engines/stock"),
+    vllmStockEngineDir: join(repo, "lib/pods/stock-engines/vllm"),
+    tokenizerDir: qwen3TokenizerDir(),
+  };
+}
