@@ -49,12 +49,19 @@ describe("EventStreamParser", () => {
   });
 });
 
-/** A live evaluation-like source: events appear one by one, stored for replay and pushed to listeners. */
+/**
+ * A live evaluation-like source: events appear one by one from its first viewer's arrival (so a slow start cannot
+ * let them all pile up before anyone listens), stored for replay and pushed to listeners.
+ */
 function liveSource(count: number, everyMs: number) {
   const stored: SseEvent[] = [];
   const listeners = new Set<(e: SseEvent) => void>();
   let next = 1;
-  const timer = setInterval(() => {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const start = () => {
+    timer ??= setInterval(tick, everyMs);
+  };
+  const tick = () => {
     if (next > count) return clearInterval(timer);
     const event: SseEvent =
       next === count
@@ -63,12 +70,13 @@ function liveSource(count: number, everyMs: number) {
     next += 1;
     stored.push(event);
     for (const l of listeners) l(event);
-  }, everyMs);
+  };
   const source: SseSource = {
     initial: async () => ({ event: "state", data: { status: "running" } }),
     replay: async (after) => stored.filter((e) => (e.id ?? 0) > after),
     subscribe: async (onEvent) => {
       listeners.add(onEvent);
+      start();
       return async () => void listeners.delete(onEvent);
     },
     isFinal: (e) => e.event === "status",

@@ -48,14 +48,14 @@ export async function startDroppingProxy(
         let forwarded = "";
         upstreamRes.on("data", (chunk: Buffer) => {
           if (entry?.dropped) return;
-          res.write(chunk);
-          if (!cut) return;
+          if (!cut) return void res.write(chunk);
           forwarded += chunk.toString("utf8");
-          if (options.cutWhen(forwarded)) {
-            entry!.dropped = true;
-            upstreamRes.destroy();
-            res.socket?.destroy();
-          }
+          if (!options.cutWhen(forwarded)) return void res.write(chunk);
+          entry!.dropped = true;
+          upstreamRes.destroy();
+          // the socket closes once what was forwarded reached it: the client has the headers and the events before
+          // the cut, as a drop in the middle of a body looks (cut in the same turn, it would see no response at all)
+          res.write(chunk, () => res.socket?.destroy());
         });
         upstreamRes.on("end", () => res.end());
         upstreamRes.on("error", () => res.destroy());
