@@ -40,6 +40,7 @@ export function resultTable(rows: { engine: string; summary: PassSummary }[]): s
     "ITL p50 ms",
     "cache hit tok/req",
     "late max ms",
+    "judge GC max ms",
     "accept len",
   ];
   const body = rows.map(({ engine, summary: s }) => [
@@ -54,6 +55,7 @@ export function resultTable(rows: { engine: string; summary: PassSummary }[]): s
     f(s.itlMs.p50),
     `${f(s.cacheHit.tokenWeighted, 2)}/${f(s.cacheHit.perRequest, 2)}`,
     f(s.latenessMs.max),
+    f(s.judgeGc?.maxMs),
     f(s.acceptance?.meanAcceptedLength, 2),
   ]);
   return table([head, ...body]);

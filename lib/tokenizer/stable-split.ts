@@ -10,11 +10,14 @@ const isAsciiLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 12
  */
 export function lastStableSplit(text: string, from: number): number {
   for (let p = text.length - 2; p > from; p--) {
-    if (text.charCodeAt(p) === 32 && isAsciiLetter(text.charCodeAt(p - 1)) && isAsciiLetter(text.charCodeAt(p + 1)))
-      return p;
+    if (isStableSplit(text, p)) return p;
   }
   return -1;
 }
+
+/** Whether p (0 < p < text.length − 1) is such a position (see `lastStableSplit`). */
+export const isStableSplit = (text: string, p: number): boolean =>
+  text.charCodeAt(p) === 32 && isAsciiLetter(text.charCodeAt(p - 1)) && isAsciiLetter(text.charCodeAt(p + 1));
 
 interface AddedToken {
   content: string;

@@ -1,53 +1,51 @@
 /**
- * The judge's fidelity benchmark: `npx tsx lib/judge/bench/fidelity.ts [--seconds S] [--skip-ceiling]`.
- * 1. Against a server streaming with programmed timings at 20 lanes, after a warm-up wave as the judge plays one:
- *    how far the judge's TTFT, ITL and tokens/s are from what the server did (its socket reads and writes, on the
- *    same monotonic clock, in another process; see wire-server.ts) and from what it was programmed to do. TTFT's
- *    error splits into the request's transit (the judge's write to the server's read: the server's own wake-up,
- *    which its clock cannot see) and the first chunk's arrival lag (the judge's). The speed's truth is the protocol's
- *    busy speed, computed as the judge computes it, over the server's reads and writes; the same comparison with
- *    each token counted whole where it arrived shows why the judge spreads a chunk's tokens over its making.
- * 2. The client's ceiling: SSE content events per second it parses on one core from a zero-cost server.
+ * The judge's fidelity benchmark:
+ *   npx tsx lib/judge/bench/fidelity.ts [--seconds S] [--lanes 20,100] [--pin | --judge-cpus J --counter-cpus C
+ *     --server-cpus S] [--skip-fidelity] [--skip-lateness] [--skip-ceiling]
+ * 1. Fidelity, at each lane count: against a server streaming with programmed timings, after a warm-up wave as
+ *    the judge plays one, how far the judge's TTFT, ITL and tokens/s are from what the server did (its socket reads
+ *    and writes, on the same monotonic clock, in another process; see wire-server.ts) and from what it was
+ *    programmed to do. TTFT's error splits into the request's transit (the judge's write to the server's read: the
+ *    server's own wake-up, which its clock cannot see) and the first chunk's arrival lag (the judge's). The speed's
+ *    truth is the protocol's busy speed, computed as the judge computes it, over the server's reads and writes; the
+ *    same comparison with each token counted whole where it arrived shows why the judge spreads a chunk's tokens over
+ *    its making.
+ * 2. Lateness, at each lane count (lateness.ts): streams paced at 150 tokens/s, each chunk stamped with its send
+ *    time; how late the judge's streamChat, the judge with its token counter, vLLM's request function
+ *    (compare-client.py) and bare sockets see each chunk, and the judge's GC pauses that overlapped late chunks.
+ * 3. The client's ceiling (ceiling.ts): SSE content events per second from a zero-cost server, with and without
+ *    counting, beside the comparison client.
+ * `--pin` puts the judge's process on CPU 2, its token counter's thread on 3 and the server on 4–5 (taskset; the
+ * comparison client and the bare sockets run on the judge's CPU): the judge on one core, counting kept off it.
+ * Every figure is printed beside its target; none is asserted.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
-import { PerformanceObserver } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { request } from "undici";
+import { cpus } from "node:os";
 import { qwen3TokenizerDir } from "../../tokenizer/packaged-qwen3";
 import { createJudgeAgent } from "../client/http-agent";
+import { nsToMs } from "../clock";
+import { watchGc } from "../run/gc-watch";
 import { runPass } from "../run/run-pass";
 import type { PassPlan } from "../sessions/plan";
 import { allBusyIntervals, intervalsMs, spreadTokensIn } from "../speeds/speeds";
 import { percentiles } from "../stats";
 import { fixturePool, testProfile } from "../testing/fixture-pool";
-import { createTokenCounter } from "../tokens/token-counter";
+import { type ThreadedTokenCounter, threadedTokenCounter } from "../tokens/token-counter";
 import { bareClientRun } from "./bare-client";
+import { fmt, type Placement, parsePlacement, pin, pinJudge, startServer, takeLog } from "./bench-kit";
 import { programmed } from "./bench-server";
+import { BURST_TOKENS, ceilingSection } from "./ceiling";
+import { gcOverlap, LATE_MS, latenessSection, matchStamps } from "./lateness";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1]) || 20;
-const LANES = 20;
-
-async function startServer(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const argv = [process.execPath, "--import", "tsx", join(here, "bench-server.ts"), ...args];
-  const child = spawn(argv[0]!, argv.slice(1), {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim().split("\n")[0]!));
-    child.once("exit", (c) => reject(new Error(`bench server exited (${c})`)));
-  });
-  return { url, child };
-}
-
-interface LoggedRequest {
-  seed: number;
-  receivedNs: string;
-  writesNs: string[];
-  endNs: string | null;
-}
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const seconds = Number(flag("--seconds")) || 20;
+const laneCounts = (flag("--lanes") ?? "20,100").split(",").map(Number);
+if (laneCounts.some((n) => !Number.isInteger(n) || n < 1))
+  throw new Error(`--lanes takes whole numbers: ${flag("--lanes")}`);
+const placement = parsePlacement(argv);
 
 interface Span {
   sentMs: number;
@@ -62,8 +60,8 @@ const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a +
  * token made over the time since the previous one) and, for comparison, with each token counted whole where it was
  * written or arrived.
  */
-function busySpeeds(spans: Span[]) {
-  const intervals = allBusyIntervals(spans, LANES);
+function busySpeeds(spans: Span[], lanes: number) {
+  const intervals = allBusyIntervals(spans, lanes);
   const seconds = intervalsMs(intervals) / 1000;
   const records = spans.map((x) => ({
     counted: true,
@@ -81,15 +79,17 @@ function busySpeeds(spans: Span[]) {
   };
 }
 
-const fmt = (x: number | null, d = 3) => (x === null ? "–" : x.toFixed(d));
 const abs = (xs: number[]) => xs.map(Math.abs);
 
-async function fidelity() {
-  const { url, child } = await startServer(["programmed"]);
+async function fidelity(LANES: number, counter: ThreadedTokenCounter, place: Placement) {
+  const { url, child } = await startServer(["programmed"], place.server);
   const dispatcher = createJudgeAgent();
-  const counter = await createTokenCounter(qwen3TokenizerDir());
   try {
-    const pool = fixturePool({ perFamily: 40, turns: 400, maxTokens: 256 });
+    const pool = fixturePool({
+      perFamily: Math.ceil((3 * LANES) / 2),
+      turns: Math.ceil(seconds * 4) + 10,
+      maxTokens: 256,
+    });
     const queues = Array.from({ length: LANES }, (_, i) => [pool.sessions[2 * i]!, pool.sessions[2 * i + 1]!]);
     const warmQueues = Array.from({ length: LANES }, (_, i) => [pool.sessions[2 * LANES + i]!]);
     const options = {
@@ -109,16 +109,13 @@ async function fidelity() {
       options,
     );
     const plan: PassPlan = { workload: "busy", pass: 0, lanes: LANES, interleave: 2, salt: "bench", queues };
-    const gcPauses: number[] = [];
-    const gcObserver = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) gcPauses.push(e.duration);
-    });
-    gcObserver.observe({ entryTypes: ["gc"] });
+    await takeLog(url, dispatcher, 0, 2 ** 32);
+    const gc = watchGc();
     const result = await runPass(plan, options);
-    gcObserver.disconnect();
+    // the full collection runPass asks for before its clock starts is not the pass's
+    const gcPauses = gc.stop().filter((p) => p.startMs >= nsToMs(result.originNs));
     const bare = await bareClientRun(url, LANES, Math.min(seconds, 10), 2 ** 32);
-    const res = await request(`${url}/log`, { dispatcher });
-    const log = (await res.body.json()) as LoggedRequest[];
+    const log = await takeLog(url, dispatcher, 0, 2 ** 33);
     const bySeed = new Map(log.map((l) => [l.seed, l]));
     const origin = result.originNs;
     const toMs = (ns: string) => Number(BigInt(ns) - origin) / 1e6;
@@ -157,10 +154,20 @@ async function fidelity() {
       }
     }
     // tokens/s while every lane is busy: the judge's against the same definition over the server's reads and writes
-    const truth = busySpeeds(serverSpans);
+    const truth = busySpeeds(serverSpans, LANES);
     const judged = result.summary.speed!;
     const judgeWhole = busySpeeds(
       result.records.filter((r) => r.counted).map((r) => ({ sentMs: r.sentMs, doneMs: r.doneMs, writes: r.chunkMs })),
+      LANES,
+    );
+    const gcSeen = gcOverlap(
+      matchStamps(
+        log,
+        result.records
+          .filter((r) => r.counted)
+          .map((r) => ({ seed: r.seed, arrivalsMs: r.chunkMs.map((t) => nsToMs(origin) + t) })),
+      ),
+      gcPauses,
     );
     const endLag: number[] = [];
     for (const r of result.records) {
@@ -192,7 +199,7 @@ async function fidelity() {
       console.log(`  ${name.padEnd(44)} p50 ${fmt(q.p50)}  p99 ${fmt(q.p99)}  (n=${q.count})`);
     };
     console.log(
-      `fidelity: ${LANES} lanes × 2 sessions, ${seconds} s, ${result.summary.counted} requests, ${result.summary.outputTokens} tokens; ${availableParallelism()} cores, the truth server ${availableParallelism() >= 8 ? "spins" : "sleeps between reads"}`,
+      `fidelity: ${LANES} lanes × 2 sessions, ${seconds} s, ${result.summary.counted} requests, ${result.summary.outputTokens} tokens; ${cpus().length} cores, the truth server ${cpus().length >= 8 ? "spins" : "sleeps between reads"}`,
     );
     console.log(" |error| in ms, judge against the server's own write times (same monotonic clock):");
     line("TTFT error", ttftErr);
@@ -208,8 +215,8 @@ async function fidelity() {
     line("ITL vs programmed", itlVsProgram);
     line("server timer slop (write vs programmed)", serverTimerErr);
     const err = (a: number, b: number) => fmt((100 * Math.abs(a - b)) / b, 3);
-    const floor = busySpeeds(floorSpans);
-    const floorTruth = busySpeeds(floorTruthSpans);
+    const floor = busySpeeds(floorSpans, LANES);
+    const floorTruth = busySpeeds(floorTruthSpans, LANES);
     console.log(
       `  tokens/s all-lanes-busy: judge ${fmt(judged, 2)}, server truth ${fmt(truth.spread, 2)}, error ${err(judged, truth.spread)}%; all lanes busy ${fmt(judgeWhole.seconds, 2)} s in ${judgeWhole.intervals} intervals by the judge's clock, ${fmt(truth.seconds, 2)} s in ${truth.intervals} by the server's`,
     );
@@ -227,61 +234,75 @@ async function fidelity() {
     );
     console.log(
       `  judge GC during the pass: ${gcPauses.length} pauses, ${fmt(
-        gcPauses.reduce((a, b) => a + b, 0),
+        gcPauses.reduce((a, p) => a + p.durationMs, 0),
         1,
-      )} ms in all, longest ${fmt(Math.max(0, ...gcPauses))} ms`,
+      )} ms in all, longest ${fmt(Math.max(0, ...gcPauses.map((p) => p.durationMs)))} ms; of ${gcSeen.late} chunks more than ${LATE_MS} ms late, ${gcSeen.lateInGc} overlapped a pause${
+        gcSeen.overlapping.length
+          ? ` (those pauses, longest first: ${gcSeen.overlapping
+              .slice(0, 6)
+              .map((p) => `${p.kind} ${fmt(p.durationMs, 2)} ms`)
+              .join(", ")})`
+          : ""
+      }`,
     );
     const ok = p(ttftErr).p99! < 1 && p(itlErr).p99! < 1 && Math.abs(judged - truth.spread) / truth.spread < 0.005;
     console.log(`  targets (TTFT/ITL p99 < 1 ms, tokens/s < 0.5%): ${ok ? "met" : "NOT met"}`);
   } finally {
     child.kill();
-    await counter.close();
     await dispatcher.destroy();
   }
 }
 
-async function ceiling() {
-  const burstTokens = 4000;
-  const { url, child } = await startServer(["burst", String(burstTokens)]);
-  const dispatcher = createJudgeAgent();
-  const counter = await createTokenCounter(qwen3TokenizerDir());
+async function main() {
+  const cores = cpus().length;
+  pinJudge(placement);
+  const counter = await threadedTokenCounter(qwen3TokenizerDir());
+  if (placement.counter !== null) {
+    if (counter.osThreadId === null) throw new Error("--pin needs the counter's thread id (Linux /proc)");
+    pin(counter.osThreadId, placement.counter);
+  }
+  const where =
+    placement.judge === null
+      ? "unpinned"
+      : `the judge's lanes on CPU ${placement.judge}, its other threads on ${placement.helpers ?? "the same"}, its token counter's thread on ${placement.counter ?? "the judge's"}, the server on ${placement.server ?? "any"}`;
+  console.log(`node ${process.version} ${process.execArgv.join(" ")}, ${cores} cores; ${where}; ${seconds} s a run`);
   try {
-    const pool = fixturePool({ perFamily: 40, turns: 400, maxTokens: 100_000 });
-    for (const lanes of [1, 4, 20]) {
-      const queues = Array.from({ length: lanes }, (_, i) => [pool.sessions[i]!]);
-      const plan: PassPlan = { workload: "busy", pass: 0, lanes, interleave: 1, salt: `ceiling-${lanes}`, queues };
-      const t0 = process.hrtime.bigint();
-      const cpu0 = process.cpuUsage();
-      const r = await runPass(plan, {
-        url,
-        servedName: "bench",
-        task: "qwen3-8b",
-        profile: testProfile({ passSeconds: { solo: 5, team: 5, busy: 5 }, maxTokensCap: null }),
-        pool,
-        evaluationSeed: "ceiling",
-        dispatcher,
-        counter,
-        thinkScale: 0,
-      });
-      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-      const cpu = process.cpuUsage(cpu0);
-      const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-      const events = r.records.reduce((a, x) => a + x.chunkMs.length, 0);
-      // per CPU-second of this process's main thread: the rate one core sustains, whatever else the machine runs
-      console.log(
-        `  ceiling, ${String(lanes).padStart(2)} lanes: ${(events / cpuSeconds).toFixed(0)} SSE events per CPU-second of the judge process; ${(events / wall).toFixed(0)} events/s wall over ${wall.toFixed(1)} s, ${r.records.length} replies of ${burstTokens} events`,
-      );
+    if (!argv.includes("--skip-fidelity")) for (const lanes of laneCounts) await fidelity(lanes, counter, placement);
+    if (!argv.includes("--skip-lateness")) {
+      const { url, child } = await startServer(["paced"], placement.server);
+      const dispatcher = createJudgeAgent();
+      try {
+        console.log(
+          "chunk-stamp lateness, ms (the client's arrival stamp − the server's send stamp, one monotonic clock), streams at 150 tokens/s:",
+        );
+        await latenessSection({ url, dispatcher, counter, laneCounts, seconds, judgeCpus: placement.judge });
+      } finally {
+        child.kill();
+        await dispatcher.destroy();
+      }
+    }
+    if (!argv.includes("--skip-ceiling")) {
+      const { url, child } = await startServer(["burst", String(BURST_TOKENS)], placement.server);
+      const dispatcher = createJudgeAgent();
+      try {
+        console.log("client ceiling with a zero-cost server (each reply written at once):");
+        await ceilingSection({
+          url,
+          dispatcher,
+          counter,
+          placement,
+          laneCounts: [1, ...laneCounts],
+          seconds: Math.min(seconds, 5),
+        });
+      } finally {
+        child.kill();
+        await dispatcher.destroy();
+      }
     }
   } finally {
-    child.kill();
     await counter.close();
-    await dispatcher.destroy();
   }
 }
 
-await fidelity();
-if (!process.argv.includes("--skip-ceiling")) {
-  console.log("client ceiling with a zero-cost server (each reply written at once):");
-  await ceiling();
-}
+await main();
 process.exit(0);

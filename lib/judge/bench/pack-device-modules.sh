@@ -3,8 +3,11 @@
 # benchmark loads (tsx, undici, zod, the tokenizer and Qwen3's tokenizer files), for a machine with neither Node nor
 # a registry, such as a GPU pod's host:
 #   bash lib/judge/bench/pack-device-modules.sh
-#   (there) mkdir -p /tmp/dp && tar -C /tmp/dp -xJf .device/device-pack.tar.xz && ln -sfn /tmp/dp/node_modules node_modules
-#           PATH=/tmp/dp/bin:$PATH node --import tsx lib/judge/bench/fidelity.ts --seconds 30
+#   (there, in a checkout of this tree) mkdir -p /tmp/dp && tar -C /tmp/dp -xJf .device/device-pack.tar.xz &&
+#           ln -sfn /tmp/dp/node_modules node_modules &&
+#           PATH=/tmp/dp/bin:$PATH node --import tsx lib/judge/bench/fidelity.ts --seconds 20 --pin
+#   (--pin needs taskset and 8 cores; the comparison client, compare-client.py, runs with that host's python3 and
+#   uses aiohttp where it is installed)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 stage=$(mktemp -d)

@@ -7,22 +7,30 @@ export interface WireReply {
   chunks: { text: string; gapMs: number }[];
   /** Zero-cost serving: the whole reply in one write, at once. */
   burst?: boolean;
+  /**
+   * Each content chunk carries `stamp_ns`, the server's clock (process.hrtime, the same monotonic clock every client
+   * on this machine reads) just before its write, and the log keeps the stamps as `writesNs`: any client, in any
+   * language, measures how late it saw each chunk.
+   */
+  stamped?: boolean;
 }
 
 export interface WireLogEntry {
   seed: number;
   /** When the socket read that completed the request's headers returned, before any parsing. */
   receivedNs: string;
-  /** When each content chunk's write returned (its bytes are in the peer's receive buffer on loopback). */
+  /** When each content chunk's write returned (its bytes are in the peer's receive buffer on loopback); a stamped
+   * reply's stamps, taken just before each write. */
   writesNs: string[];
   endNs: string | null;
 }
 
-const chunkJson = (content: string | null, finish: string | null) =>
+const chunkJson = (content: string | null, finish: string | null, stampNs?: bigint) =>
   JSON.stringify({
     id: "chatcmpl-wire",
     object: "chat.completion.chunk",
     model: "bench",
+    ...(stampNs === undefined ? {} : { stamp_ns: String(stampNs) }),
     choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }],
   });
 
@@ -68,11 +76,27 @@ export async function startWireServer(
       firstByteNs = null;
       const [method, path] = head.split(" ", 2);
       if (method === "GET" && path === "/log") return respondJson(s, JSON.stringify(log));
+      if (method === "GET" && path?.startsWith("/log/take?")) return respondJson(s, JSON.stringify(take(path)));
       if (method === "GET" && path === "/metrics") return respondJson(s, "");
       if (method !== "POST" || path !== "/v1/chat/completions") return respondJson(s, "{}", 404);
       stream(s, arrivedNs, Number((JSON.parse(body) as { seed: unknown }).seed));
     }
   });
+
+  /** `/log/take?from=A&to=B`: the entries of seeds in [A, B), removed from the log (a long benchmark's log stays small). */
+  function take(path: string): WireLogEntry[] {
+    const q = new URLSearchParams(path.slice(path.indexOf("?") + 1));
+    const from = Number(q.get("from"));
+    const to = Number(q.get("to"));
+    const taken: WireLogEntry[] = [];
+    let kept = 0;
+    for (const e of log) {
+      if (e.seed >= from && e.seed < to) taken.push(e);
+      else log[kept++] = e;
+    }
+    log.length = kept;
+    return taken;
+  }
 
   function respondJson(s: Socket, text: string, status = 200) {
     s.write(
@@ -101,8 +125,14 @@ export async function startWireServer(
     let i = 0;
     const step = () => {
       if (s.destroyed) return;
-      s.write(httpChunk(event(chunkJson(reply.chunks[i]!.text, null))));
-      entry.writesNs.push(String(process.hrtime.bigint()));
+      if (reply.stamped) {
+        const stamp = process.hrtime.bigint();
+        s.write(httpChunk(event(chunkJson(reply.chunks[i]!.text, null, stamp))));
+        entry.writesNs.push(String(stamp));
+      } else {
+        s.write(httpChunk(event(chunkJson(reply.chunks[i]!.text, null))));
+        entry.writesNs.push(String(process.hrtime.bigint()));
+      }
       i++;
       if (i === reply.chunks.length) {
         s.write(tail());

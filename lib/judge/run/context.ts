@@ -25,7 +25,8 @@ export interface PassContext {
   workload: WorkloadId;
   pass: number | "warmup";
   apps: ReadonlyMap<string, PassApp>;
-  originNs: bigint;
+  /** The pass's origin on the judge's clock in milliseconds (`nowMs`); records are timed from it. */
+  originMs: number;
   /** No request is sent at or after this (ms from the pass start). */
   sendUntilMs: number;
   /** Aborted at the end of the grace period: whatever still streams stops and does not count. */

@@ -1,7 +1,8 @@
 import type { ChatMessage } from "@/lib/tokenizer/chat-template";
 import { timedRequestBody } from "../client/request-body";
+import { StreamBuffers } from "../client/stream-buffers";
 import { streamChat } from "../client/stream-chat";
-import { msSince, nowNs, sleepUntil } from "../clock";
+import { nowMs, sleepUntil } from "../clock";
 import type { Session } from "../pool/schema";
 import { isCounted, type RequestRecord } from "../records";
 import { requestSeed } from "../sessions/plan";
@@ -9,7 +10,7 @@ import { cutStart, needsCut, promptEstimate } from "../window";
 import type { PassContext } from "./context";
 import { LiveSession } from "./live-session";
 
-const elapsedMs = (ctx: PassContext) => msSince(ctx.originNs, nowNs());
+const elapsedMs = (ctx: PassContext) => nowMs() - ctx.originMs;
 
 /**
  * One lane: `m` live sessions; it sends the next turn of whichever session's think time passed first (ties to the
@@ -33,6 +34,7 @@ export async function runLane(
   const slots: (LiveSession | null)[] = [];
   for (let i = 0; i < interleave; i++) slots.push(admit(0));
   let laneFreeAtMs = 0;
+  const buffers = new StreamBuffers();
 
   while (!ctx.hardStop.aborted) {
     let pick = -1;
@@ -43,11 +45,11 @@ export async function runLane(
     if (pick < 0) return;
     const live = slots[pick]!;
     if (live.readyAtMs >= ctx.sendUntilMs) return;
-    await sleepUntil(ctx.originNs, live.readyAtMs, ctx.hardStop);
+    await sleepUntil(ctx.originMs, live.readyAtMs, ctx.hardStop);
     if (elapsedMs(ctx) >= ctx.sendUntilMs || ctx.hardStop.aborted) return;
     const scheduledMs = Math.max(live.readyAtMs, laneFreeAtMs);
 
-    const record = await playTurn(ctx, lane, live, scheduledMs);
+    const record = await playTurn(ctx, lane, live, scheduledMs, buffers);
     laneFreeAtMs = record.doneMs;
     ctx.onRecord(record);
     if (ctx.oneShot) return;
@@ -68,6 +70,7 @@ async function playTurn(
   lane: number,
   live: LiveSession,
   scheduledMs: number,
+  buffers: StreamBuffers,
 ): Promise<RequestRecord> {
   const turnIndex = live.turn;
   const turn = live.session.turns[turnIndex]!;
@@ -94,9 +97,10 @@ async function playTurn(
     dispatcher: ctx.dispatcher,
     signal: ctx.hardStop,
     onContent: (text) => counting.append(text),
+    originMs: ctx.originMs,
+    buffers,
   });
   ctx.inFlight.count--;
-  const ms = (t: bigint | null) => (t === null ? null : msSince(ctx.originNs, t));
   const counted = await counting.finish(out.chunkEnds);
   const error = out.error ?? (ctx.hardStop.aborted && !out.sawDone ? "grace period ended" : null);
 
@@ -114,11 +118,11 @@ async function playTurn(
     promptEstimate: promptEstimate(live.rawTokens(), ctx.rule),
     windowCut,
     scheduledMs,
-    sentMs: ms(out.sentNs)!,
-    firstTokenMs: ms(out.firstTokenNs),
-    lastTokenMs: ms(out.lastTokenNs),
-    doneMs: ms(out.doneNs)!,
-    chunkMs: out.chunkNs.map((t) => msSince(ctx.originNs, t)),
+    sentMs: out.sentMs,
+    firstTokenMs: out.firstTokenMs,
+    lastTokenMs: out.lastTokenMs,
+    doneMs: out.doneMs,
+    chunkMs: out.chunkMs,
     chunkTokens: counted.perChunk,
     status: out.status,
     sawDone: out.sawDone,

@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { Dispatcher } from "undici";
 import { currentProtocol, getTask, type Profile, type TaskId } from "@/lib/protocol";
-import { msSince, nowNs, sleep } from "../clock";
+import { nowMs, nowNs, nsToMs, sleep } from "../clock";
 import type { OnEvent } from "../events";
 import { acceptanceBetween, scrapeMetrics } from "../metrics/acceptance";
 import type { Sample } from "../metrics/prometheus";
@@ -13,6 +13,7 @@ import { type PassSummary, summarizePass } from "../speeds/summary";
 import type { TokenCounter } from "../tokens/token-counter";
 import { windowRule } from "../window";
 import type { PassApp } from "./context";
+import { collectGarbage, summarizeGc, watchGc } from "./gc-watch";
 import { runLane } from "./lane";
 
 export interface ServerTarget {
@@ -108,7 +109,10 @@ export async function runPass(plan: PassPlan, options: PassRunOptions): Promise<
   const hardStop = new AbortController();
   // every in-flight request and every waiting lane listens on it
   setMaxListeners(0, hardStop.signal);
+  // earlier work's garbage is collected before the clock starts, not in the middle of the pass
+  collectGarbage();
   const originNs = nowNs();
+  const originMs = nsToMs(originNs);
   const startedAt = new Date().toISOString();
   const sendUntilMs = warmup ? Number.POSITIVE_INFINITY : passSeconds * 1000;
   options.onEvent?.({
@@ -122,7 +126,7 @@ export async function runPass(plan: PassPlan, options: PassRunOptions): Promise<
     at: startedAt,
   });
   const ticker = setInterval(() => {
-    const elapsed = msSince(originNs, nowNs()) / 1000;
+    const elapsed = (nowMs() - originMs) / 1000;
     options.onEvent?.({
       type: "pass-progress",
       workload: plan.workload,
@@ -137,6 +141,7 @@ export async function runPass(plan: PassPlan, options: PassRunOptions): Promise<
   // the grace deadline; a warm-up's one wave gets the same time as a pass and its grace
   const hardMs = (passSeconds + graceSeconds) * 1000;
   const hardTimer = setTimeout(() => hardStop.abort(), hardMs);
+  const gc = watchGc();
 
   try {
     await Promise.all(
@@ -152,7 +157,7 @@ export async function runPass(plan: PassPlan, options: PassRunOptions): Promise<
             workload: plan.workload,
             pass: plan.pass,
             apps,
-            originNs,
+            originMs,
             sendUntilMs,
             hardStop: hardStop.signal,
             thinkScale: options.thinkScale ?? protocol.thinkTime.scale.value,
@@ -172,15 +177,23 @@ export async function runPass(plan: PassPlan, options: PassRunOptions): Promise<
       ),
     );
     // a pass lasts its fixed time even when every lane idles to its end (sessions thinking past it)
-    const left = sendUntilMs - msSince(originNs, nowNs());
+    const left = sendUntilMs - (nowMs() - originMs);
     if (!warmup && left > 0) await sleep(left);
   } finally {
     clearInterval(ticker);
     clearTimeout(hardTimer);
   }
+  const gcPauses = gc.stop();
   const after = warmup ? null : await scrapeMetrics(base, options.dispatcher);
   records.sort((a, b) => a.sentMs - b.sentMs);
-  const summary = summarizePass(plan.workload, plan.pass, plan.lanes, records, acceptanceBetween(before, after));
+  const summary = summarizePass(
+    plan.workload,
+    plan.pass,
+    plan.lanes,
+    records,
+    acceptanceBetween(before, after),
+    summarizeGc(gcPauses),
+  );
   options.onEvent?.({
     type: "pass-ended",
     workload: plan.workload,

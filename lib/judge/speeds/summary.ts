@@ -1,6 +1,7 @@
 import { currentProtocol, type WorkloadId } from "@/lib/protocol";
 import type { Acceptance } from "../metrics/acceptance";
 import type { RequestRecord } from "../records";
+import type { GcSummary } from "../run/gc-watch";
 import { type Percentiles, percentiles } from "../stats";
 import { allLanesBusySpeed, cacheHit, itlPerToken, requestTimeSpeed, tpotMs, ttftMs } from "./speeds";
 
@@ -26,6 +27,8 @@ export interface PassSummary {
   windowCuts: number;
   acceptance: Acceptance | null;
   errors: Record<string, number>;
+  /** The judge's own GC pauses during the pass (its lanes' thread); null where nobody watched. */
+  judgeGc: GcSummary | null;
 }
 
 const errorKind = (e: string) => e.replace(/\d+/g, "N").slice(0, 60);
@@ -36,6 +39,7 @@ export function summarizePass(
   lanes: number,
   records: readonly RequestRecord[],
   acceptance: Acceptance | null,
+  judgeGc: GcSummary | null = null,
 ): PassSummary {
   const kind = currentProtocol().workloads[workload].speed;
   const counted = records.filter((r) => r.counted);
@@ -67,5 +71,6 @@ export function summarizePass(
     windowCuts: records.filter((r) => r.windowCut).length,
     acceptance,
     errors,
+    judgeGc,
   };
 }

@@ -87,6 +87,29 @@ describe("a reply counted as it streams", () => {
     await expect(failing.finish([23])).rejects.toThrow("worker gone");
   });
 
+  it("counts many replies streaming at once in the worker, each apart, however their pieces interleave", async () => {
+    const counter = await threadedTokenCounter(qwen3TokenizerDir());
+    try {
+      const texts = replies.slice(10, 30);
+      const pieces = texts.map((t, i) => chunked(t, i + 11));
+      const countings = texts.map(() => counter.streaming());
+      // one piece of each reply in turn, as lanes' chunks arrive
+      for (let k = 0; k < Math.max(...pieces.map((p) => p.length)); k++) {
+        for (const [i, p] of pieces.entries()) if (p[k] !== undefined) countings[i]!.append(p[k]!);
+      }
+      const got = await Promise.all(countings.map((c, i) => c.finish(cumulative(pieces[i]!))));
+      for (const [i, text] of texts.entries()) {
+        expect(got[i]!.total).toBe(tok.encode(text).length);
+        expect(got[i]!.perChunk).toHaveLength(pieces[i]!.length);
+        expect(got[i]!.perChunk.reduce((a, b) => a + b, 0)).toBe(got[i]!.total);
+      }
+      // a reply that never streamed a character counts none
+      expect(await counter.streaming().finish([])).toEqual({ total: 0, perChunk: [] });
+    } finally {
+      await counter.close();
+    }
+  });
+
   it("runs in the worker thread with the same result", async () => {
     const counter = await threadedTokenCounter(qwen3TokenizerDir());
     try {

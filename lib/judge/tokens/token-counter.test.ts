@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { loadPool } from "@/lib/judge/pool/load";
+import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
+import { FIXTURE_TOKENIZER_DIR } from "@/lib/tokenizer/fixtures/build-fixture";
 import { qwen3Tokenizer, qwen3TokenizerDir } from "@/lib/tokenizer/packaged-qwen3";
-import { countChunks } from "./chunk-tokens";
+import { loadTargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
+import { countChunks, PieceEnds, tokenEnds } from "./chunk-tokens";
 import { threadedTokenCounter } from "./token-counter";
 
 describe("token counting", () => {
@@ -31,5 +35,41 @@ describe("token counting", () => {
     } finally {
       await counter.close();
     }
+  });
+});
+
+describe("token ends by remembered pieces", () => {
+  const texts = loadPool(DEV_POOL_PATH)
+    .sessions.flatMap((s) => s.turns.flatMap((t) => [t.content, t.recordedReply ?? ""]))
+    .filter((t) => t.length > 200)
+    .slice(0, 150);
+
+  it("are the whole text's tokens, on Qwen3's tokenizer and on the fixture's, however often a piece repeats", () => {
+    expect(texts.length).toBe(150);
+    for (const tok of [qwen3Tokenizer(), loadTargetTokenizer(FIXTURE_TOKENIZER_DIR)]) {
+      expect(tok.stableSplits).toBe(true);
+      const pieces = new PieceEnds(tok, 64, 500);
+      let ascii = 0;
+      // twice over: the second pass reads most pieces from memory (the capacity of 500 also makes it start over)
+      for (const round of [1, 2]) {
+        for (const text of texts) {
+          const got = pieces.ends(text);
+          expect(got.length, `round ${round}: ${text.slice(0, 60)}`).toBe(tok.encode(text).length);
+          expect(got.at(-1)).toBe(text.length);
+          if (![...text].some((c) => c.charCodeAt(0) > 127)) {
+            ascii++;
+            expect(got).toEqual(tokenEnds(tok, text));
+          }
+        }
+      }
+      expect(ascii).toBeGreaterThan(50);
+    }
+  });
+
+  it("gives no tokens for no text, and one piece's tokens for a text without a split", () => {
+    const tok = qwen3Tokenizer();
+    const pieces = new PieceEnds(tok);
+    expect(pieces.ends("")).toEqual([]);
+    expect(pieces.ends("中文,标点。")).toEqual(tokenEnds(tok, "中文,标点。"));
   });
 });
