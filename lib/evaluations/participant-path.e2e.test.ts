@@ -3,6 +3,7 @@ import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/prom
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as events } from "@/app/api/submissions/[id]/events/route";
 import { POST as submit } from "@/app/api/submissions/route";
 import { db } from "../db/client";
 import { packDirectory } from "../engine-archive/pack-directory";
@@ -10,7 +11,9 @@ import { directoryDigest } from "../fetch/seal-directory";
 import { type HubTestServer, startHubTestServer } from "../fetch/testing/hub-test-server";
 import { resetEventHubForTests } from "../queue/event-hub";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
+import { serveHandler } from "../testing/serve-handler";
 import { type SpawnedWorker, simulatedWorkerEnv, spawnWorker } from "../testing/spawn-worker";
+import { type ReceivedEvent, readSse } from "../testing/sse-client";
 import { until } from "../testing/until";
 import { FIXTURE_TOKENIZER_DIR } from "../tokenizer/fixtures/build-fixture";
 import { qwen3Tokenizer } from "../tokenizer/packaged-qwen3";
@@ -54,6 +57,7 @@ export function register(engine) {
 
 let ctx: ArenaTestContext;
 let hub: HubTestServer;
+let eventsServer: Awaited<ReturnType<typeof serveHandler>>;
 let token: string;
 let base: string;
 let engineInline: string;
@@ -130,6 +134,9 @@ beforeAll(async () => {
     ],
   });
   token = (await issueToken({ accountName: "participant" })).token;
+  eventsServer = await serveHandler((request) =>
+    events(request, { params: Promise.resolve({ id: new URL(request.url).pathname.split("/")[3]! }) }),
+  );
   workers.push(
     spawnWorker(simulatedWorkerEnv(ctx, join(base, "data"), { HUB_BASE_URL: hub.url, TARGETS_DIR: targets })),
   );
@@ -138,21 +145,46 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const w of workers) await w.kill();
   await hub.close().catch(() => undefined);
+  await eventsServer.close();
   await resetEventHubForTests();
   await ctx.teardown();
   await rm(base, { recursive: true, force: true }).catch(() => undefined);
 });
 
 describe("the real participant's path on the embedded default", () => {
-  it("fetches a Hub speculator through the Hub's redirect, installs the engine's plugin/, counts with the target's own tokenizer, and scores", async () => {
+  it("fetches a Hub speculator through the Hub's redirect, installs the engine's plugin/, counts with the target's own tokenizer, and scores, streamed live with no event lost across a reconnect", async () => {
     const created = await submitWith({ uri: "arena-tests/sim-eagle", revision: COMMIT });
-    const evaluation = await ended(created.evaluationId, 480_000);
+
+    // streamed live: part of the stream, a dropped connection, then the rest resumed from the last id seen
+    const eventsUrl = `${eventsServer.url}/api/submissions/${created.id}/events`;
+    const first = await readSse(eventsUrl, {
+      until: (_e, all) => all.filter((x) => x.id !== null).length >= 12,
+      timeoutMs: 240_000,
+    });
+    const firstIds = first.events.filter((e) => e.id !== null).map((e) => e.id!);
+    const second = await readSse(eventsUrl, { lastEventId: firstIds.at(-1)!, timeoutMs: 480_000 });
+    expect(second.ended).toBe(true);
+    const ids = [...firstIds, ...second.events.filter((e) => e.id !== null).map((e) => e.id!)];
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
+    const numbered = [...first.events, ...second.events].filter(
+      (e): e is ReceivedEvent & { id: number } => e.id !== null,
+    );
+    const statuses = numbered.filter((e) => e.event === "status").map((e) => (e.data as { status: string }).status);
+
+    const evaluation = await ended(created.evaluationId, 60_000);
     const failedGates = evaluation.gates.filter((g) => !g.passed);
     const why = `${evaluation.status}: ${evaluation.reason}; failed gates ${JSON.stringify(failedGates)}\n${logsOf(evaluation.events).join("\n")}`;
     expect(evaluation.status, why).toBe("scored");
     expect(evaluation.specscore, why).toBeGreaterThan(1);
     expect(failedGates).toEqual([]);
     expect(evaluation.ledger.map((l) => l.kind)).toEqual(["charge"]);
+    expect(statuses, why).toEqual(["queued", "fetching", "running", "checking", "scored"]);
+    expect(numbered.filter((e) => e.event === "pass-ended")).toHaveLength(18);
+    expect(evaluation.gates.length).toBeGreaterThanOrEqual(7);
+    expect(evaluation.gpuSeconds).toBeGreaterThan(0);
+    const scored = evaluation.result as { score: number; ratios: Record<string, { ratio: number }> };
+    expect(scored.score).toBeCloseTo(evaluation.specscore!, 12);
+    expect(scored.ratios.solo!.ratio).toBeGreaterThan(1);
 
     // sealed with its hashes, and the record names what was sealed
     const files = FETCHED.map((path) => {
