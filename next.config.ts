@@ -39,6 +39,9 @@ export default function config(phase: string): NextConfig {
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
   return {
     poweredByHeader: false,
+    // the arena's image runs `node server.js` from this folder with only what it traced (lib/ops/image-tree); `next start`
+    // still serves the build in place, as `npm run arena` does
+    output: "standalone",
     serverExternalPackages: [
       "@prisma/client",
       "@prisma/adapter-pg",

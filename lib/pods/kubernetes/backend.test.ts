@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../agent/events";
-import type { PodHandle, PodLaunch } from "../types";
+import type { PodEvent, PodHandle, PodLaunch } from "../types";
 import { KubernetesPodBackend } from "./backend";
 import { parseKubernetesBackendConfig } from "./config";
 import { buildEvaluationPod } from "./pod-spec";
@@ -33,8 +33,8 @@ function launch(evaluationId: string, attempt = 1): PodLaunch {
 
 const line = (e: AgentEvent) => `${JSON.stringify(e)}\n`;
 
-async function collect(handle: PodHandle): Promise<AgentEvent[]> {
-  const out: AgentEvent[] = [];
+async function collect(handle: PodHandle): Promise<PodEvent[]> {
+  const out: PodEvent[] = [];
   for await (const e of handle.events) out.push(e);
   return out;
 }
@@ -144,6 +144,37 @@ describe("KubernetesPodBackend against a local API server", () => {
     expect((await events).map((e) => (e.type === "phase" ? e.phase : e.type))).toEqual(["one", "two", "three", "four"]);
   });
 
+  it("re-attaches another worker to a running pod from where its stored events end, and to nothing once it is gone", async () => {
+    const first = await backend.start(launch("ev-attach"));
+    api.setPodStatus(NS, first.podId, podStates.running());
+    await until(() => api.followerCount(NS, first.podId) === 1, "the log to be followed");
+    const numbered = (seq: number, phase: string) => `${JSON.stringify({ type: "phase", phase, seq })}\n`;
+    api.writeLog(NS, first.podId, numbered(1, "one"));
+    api.writeLog(NS, first.podId, numbered(2, "two"));
+    // the first worker goes (having stored event 1): the pod is left running
+    first.detach();
+    await until(() => api.followerCount(NS, first.podId) === 0, "the first worker to stop following");
+    expect(api.pod(NS, first.podId)).toBeDefined();
+    const next = new KubernetesPodBackend({ kubeConfig: api.kubeConfig(), config, retryDelayMs: 20, logDrainMs: 300 });
+    const handle = await next.attach(first.podId, 1);
+    expect(handle?.podId).toBe(first.podId);
+    const events = collect(handle!);
+    await until(() => api.followerCount(NS, first.podId) === 1, "the log to be followed again");
+    // from the log's start: nothing relayed already comes again, nothing written since is missed
+    expect(api.requests.filter((r) => r.path.endsWith("/log")).at(-1)?.query.sinceTime).toBeUndefined();
+    api.writeLog(NS, first.podId, numbered(3, "three"));
+    api.setPodStatus(NS, first.podId, podStates.succeeded());
+    api.endLog(NS, first.podId);
+    expect(await handle!.exited).toEqual({ kind: "completed" });
+    expect(await events).toEqual([
+      { type: "phase", phase: "two", seq: 2 },
+      { type: "phase", phase: "three", seq: 3 },
+    ]);
+    await next.stop(first.podId);
+    expect(await next.attach(first.podId, 3)).toBeNull();
+    next.close();
+  });
+
   it("fails Unschedulable from the watched PodScheduled condition, and removes the pod", async () => {
     const handle = await backend.start(launch("ev-unsched"));
     api.setPodStatus(NS, handle.podId, podStates.unschedulable());
@@ -167,7 +198,7 @@ describe("KubernetesPodBackend against a local API server", () => {
     expect(ea).toMatchObject({ kind: "failed", reason: "image-pull" });
     expect(ea.kind === "failed" && ea.message).toContain("ImagePullBackOff");
     expect(eb).toMatchObject({ kind: "failed", reason: "image-pull" });
-    expect(eb.kind === "failed" && eb.message).toContain("install-agent");
+    expect(eb.kind === "failed" && eb.message).toContain("install-launcher");
   });
 
   it("fails deadline-exceeded and OOM-killed pods, ending their events after the log", async () => {

@@ -8,8 +8,8 @@ import {
   type V1Pod,
   Watch,
 } from "@kubernetes/client-node";
-import { type AgentEvent, parseAgentLine } from "../agent/events";
-import type { PodBackend, PodExit, PodHandle, PodInfo, PodLaunch } from "../types";
+import { parsePodLine } from "../agent/events";
+import type { PodBackend, PodEvent, PodExit, PodHandle, PodInfo, PodLaunch } from "../types";
 import type { KubernetesBackendConfig } from "./config";
 import { EventQueue } from "./event-queue";
 import { LineSplitter, LogCursor, parseTimestampedLine } from "./log-lines";
@@ -101,6 +101,32 @@ export class KubernetesPodBackend implements PodBackend {
       }
       throw new Error(`cannot create pod ${this.config.namespace}/${name}: ${(err as Error).message}`);
     }
+    return this.follow(created, (launch.deadlineSeconds + this.config.lostAfterDeadlineSeconds) * 1000, 0);
+  }
+
+  /**
+   * Follows a pod an earlier worker created, from its log's start, handing on the events numbered above `afterSeq`
+   * (the agent numbers what it writes); its deadline is the one it was created with, counted from its start. Null
+   * when the pod is gone (its log with it).
+   */
+  async attach(podId: string, afterSeq: number): Promise<PodHandle | null> {
+    let pod: V1Pod;
+    try {
+      pod = await this.core.readNamespacedPod({ name: podId, namespace: this.config.namespace });
+    } catch (err) {
+      if (statusCode(err) === 404) return null;
+      throw new Error(`cannot read pod ${this.config.namespace}/${podId}: ${(err as Error).message}`);
+    }
+    const started = Date.parse(pod.status?.startTime?.toString() ?? pod.metadata?.creationTimestamp?.toString() ?? "");
+    const deadlineSeconds = pod.spec?.activeDeadlineSeconds ?? 0;
+    const lostAt = (Number.isNaN(started) ? Date.now() : started) + deadlineSeconds * 1000;
+    const lostAfterMs = Math.max(0, lostAt + this.config.lostAfterDeadlineSeconds * 1000 - Date.now());
+    this.runs.get(podId)?.detach();
+    return this.follow(pod, lostAfterMs, afterSeq);
+  }
+
+  private follow(pod: V1Pod, lostAfterMs: number, afterSeq: number): PodHandle {
+    const name = pod.metadata?.name as string;
     const run = new PodRun({
       name,
       namespace: this.config.namespace,
@@ -111,15 +137,25 @@ export class KubernetesPodBackend implements PodBackend {
       retryDelayMs: this.retryDelayMs,
       logDrainMs: this.logDrainMs,
       unschedulableGraceMs: this.config.unschedulableGraceSeconds * 1000,
-      lostAfterMs: (launch.deadlineSeconds + this.config.lostAfterDeadlineSeconds) * 1000,
+      lostAfterMs,
+      afterSeq,
       warn: this.warn,
     });
     this.runs.set(name, run);
-    void run.exited.finally(() => {
+    const forget = () => {
       if (this.runs.get(name) === run) this.runs.delete(name);
-    });
-    run.begin(created);
-    return { podId: name, events: run.events, exited: run.exited };
+    };
+    void run.exited.finally(forget);
+    run.begin(pod);
+    return {
+      podId: name,
+      events: run.events,
+      exited: run.exited,
+      detach: () => {
+        run.detach();
+        forget();
+      },
+    };
   }
 
   async stop(podId: string): Promise<void> {
@@ -166,12 +202,14 @@ interface PodRunOptions {
   logDrainMs: number;
   unschedulableGraceMs: number;
   lostAfterMs: number;
+  /** Events the agent numbered up to this were relayed by an earlier worker: skipped. */
+  afterSeq: number;
   warn: (message: string) => void;
 }
 
 /** Follows one pod: its phase and conditions through a watch, its agent's events through its log. */
 class PodRun {
-  readonly events = new EventQueue<AgentEvent>();
+  readonly events = new EventQueue<PodEvent>();
   readonly exited: Promise<PodExit>;
   private resolveExit!: (exit: PodExit) => void;
   private exit: PodExit | null = null;
@@ -334,8 +372,10 @@ class PodRun {
       const stamped = parseTimestampedLine(line);
       if (!stamped) return;
       if (!cursor.accept(stamped)) return;
-      const event = parseAgentLine(stamped.text);
-      if (event) this.events.push(event);
+      const parsed = parsePodLine(stamped.text);
+      if (!parsed) return;
+      if (parsed.seq === undefined) this.events.push(parsed.event);
+      else if (parsed.seq > this.o.afterSeq) this.events.push({ ...parsed.event, seq: parsed.seq });
     };
     while (!this.events.isEnded) {
       const sinceTime = cursor.rewind();

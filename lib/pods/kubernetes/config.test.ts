@@ -54,8 +54,52 @@ describe("Kubernetes backend config", () => {
       { name: "arena-storage", workerRoot: "/var/lib/arena", source: { kind: "pvc", claimName: "arena-storage" } },
       { name: "arena-models", workerRoot: "/var/lib/arena-models", source: { kind: "hostPath", path: "/mnt/models" } },
     ]);
+    expect(c.engineRuntime).toBe("vllm");
     expect(() => kubernetesBackendConfigFromEnv({})).toThrow(/agentImage/);
     expect(() => kubernetesBackendConfigFromEnv({ KUBE_NODE_SELECTOR: "pool" })).toThrow(/KUBE_NODE_SELECTOR/);
     expect(() => kubernetesBackendConfigFromEnv({ KUBE_TOLERATIONS: "[oops" })).toThrow(/KUBE_TOLERATIONS/);
+  });
+
+  it("reads the two containers' settings, and takes the runtime from the worker's own ENGINE_RUNTIME", () => {
+    const base = {
+      KUBE_AGENT_IMAGE: "arena:2",
+      KUBE_STORAGE_CLAIM: "arena-storage",
+      KUBE_STORAGE_WORKER_ROOT: "/var/lib/arena",
+    };
+    const c = kubernetesBackendConfigFromEnv(
+      {
+        ...base,
+        KUBE_AGENT_CPU: "4",
+        KUBE_AGENT_MEMORY: "16Gi",
+        KUBE_ENGINE_CPU: "12",
+        KUBE_ENGINE_MEMORY: "200Gi",
+        KUBE_ENGINE_RUN_AS_USER: "3000",
+        KUBE_ENGINE_RUN_AS_GROUP: "3001",
+        KUBE_RUNTIME_CLASS: "gvisor",
+        KUBE_SHM_SIZE: "64Gi",
+      },
+      { engineRuntime: "sim", simSpeed: 4 },
+    );
+    expect(c).toMatchObject({
+      agentCpu: "4",
+      agentMemory: "16Gi",
+      engineCpu: "12",
+      engineMemory: "200Gi",
+      engineRunAsUser: 3000,
+      engineRunAsGroup: 3001,
+      runtimeClassName: "gvisor",
+      shmSizeLimit: "64Gi",
+      engineRuntime: "sim",
+      simSpeed: 4,
+    });
+    // the simulated engine's speed only on its own runtime
+    expect(kubernetesBackendConfigFromEnv(base, { engineRuntime: "vllm", simSpeed: 4 }).simSpeed).toBeUndefined();
+    expect(() => kubernetesBackendConfigFromEnv({ ...base, KUBE_AGENT_CPU: "1.5" })).toThrow(
+      /agentCpu: must be a whole/,
+    );
+    expect(() => kubernetesBackendConfigFromEnv({ ...base, KUBE_ENGINE_MEMORY: "lots" })).toThrow(/engineMemory/);
+    expect(() => kubernetesBackendConfigFromEnv({ ...base, KUBE_ENGINE_RUN_AS_USER: "1000" })).toThrow(
+      /engineRunAsUser: the engine container's uid must not be the agent's/,
+    );
   });
 });

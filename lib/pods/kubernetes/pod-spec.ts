@@ -9,6 +9,8 @@ import type {
   V1VolumeMount,
 } from "@kubernetes/client-node";
 import { currentProtocol } from "@/lib/protocol";
+import { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE } from "../agent/bundle/bundle-layout";
+import { ENGINE_CONTAINER_PATHS, type EngineContainerConfig, LAUNCHER_FILE } from "../engine-container/paths";
 import type { PodLaunch } from "../types";
 import type { KubernetesBackendConfig, StorageVolume } from "./config";
 
@@ -24,19 +26,23 @@ export const ATTEMPT_LABEL = "arena.attempt";
 export const EVALUATION_POD_SELECTOR = `${APP_LABEL}=${APP_NAME},${ROLE_LABEL}=${EVALUATION_ROLE}`;
 
 export const AGENT_CONTAINER = "agent";
-export const AGENT_INIT_CONTAINER = "install-agent";
+/** The engines' own container: its launcher is PID 1, and every engine process lives and dies in it. */
+export const ENGINE_CONTAINER = "engine";
+export const LAUNCHER_INIT_CONTAINER = "install-launcher";
 
-/** Where things sit inside an evaluation pod; the agent reads them from its environment. */
+/**
+ * Where things sit inside an evaluation pod. The sealed inputs are mounted at the same paths in every container that
+ * has them; the pool, the judge's scratch and /tmp in the agent's; the engines' scratch, /tmp and /dev/shm, the empty
+ * SPECULATOR and the launcher in the engine container (ENGINE_CONTAINER_PATHS); the exchange (one socket) in both.
+ */
 export const POD_PATHS = {
-  agent: "/arena/agent",
   engine: "/arena/engine",
   speculator: "/arena/speculator",
   target: "/arena/target",
   stockEngine: "/arena/stock-engine",
   pool: "/arena/pool.jsonl",
-  scratch: "/scratch",
+  scratch: "/arena/scratch",
   tmp: "/tmp",
-  shm: "/dev/shm",
 } as const;
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
@@ -57,11 +63,11 @@ export function evaluationPodName(
   return body ? `${config.podNamePrefix}-${body}${tail}` : `${config.podNamePrefix}${tail}`;
 }
 
-function restrictedContainerSecurity(config: KubernetesBackendConfig): V1SecurityContext {
+function restrictedContainerSecurity(user: { uid: number; gid: number }): V1SecurityContext {
   return {
     runAsNonRoot: true,
-    runAsUser: config.runAsUser,
-    runAsGroup: config.runAsGroup,
+    runAsUser: user.uid,
+    runAsGroup: user.gid,
     allowPrivilegeEscalation: false,
     privileged: false,
     readOnlyRootFilesystem: true,
@@ -110,11 +116,59 @@ function storageVolume(volume: StorageVolume): V1Volume {
     : { name: volume.name, hostPath: { path: volume.source.path, type: "Directory" } };
 }
 
+/** The agent's environment in its container: what it reads (the target, its pool, its scratch) and what it names. */
+function agentEnvironment(launch: PodLaunch, config: KubernetesBackendConfig): Record<string, string> {
+  const engineContainer: EngineContainerConfig = {
+    socket: ENGINE_CONTAINER_PATHS.socket,
+    scratch: ENGINE_CONTAINER_PATHS.scratch,
+    noSpeculator: ENGINE_CONTAINER_PATHS.noSpeculator,
+    acceptSeconds: config.launcherAcceptSeconds,
+  };
+  return {
+    ARENA_EVALUATION_ID: launch.evaluationId,
+    ARENA_ATTEMPT: String(launch.attempt),
+    ARENA_TASK: launch.taskId,
+    ARENA_PROFILE: launch.profile,
+    ARENA_SEED: String(launch.seed),
+    ARENA_PROTOCOL_VERSION: currentProtocol().version,
+    ARENA_DEADLINE_SECONDS: String(launch.deadlineSeconds),
+    // the engines' paths, as the engine container mounts them (the agent hands them to engines)
+    ARENA_ENGINE_DIR: POD_PATHS.engine,
+    ARENA_SPECULATOR_DIR: POD_PATHS.speculator,
+    ARENA_TARGET_DIR: POD_PATHS.target,
+    ARENA_STOCK_ENGINE_DIR: POD_PATHS.stockEngine,
+    ARENA_SCRATCH_DIR: POD_PATHS.scratch,
+    ...(launch.poolPath ? { ARENA_POOL_PATH: POD_PATHS.pool } : {}),
+    ARENA_ENGINE_RUNTIME: config.engineRuntime,
+    ...(config.engineRuntime === "sim"
+      ? {
+          // the simulated engine of the arena's image, which the sim runtime's engine container runs
+          ARENA_SIM_ENGINE: `${config.agentBundleDir}/${BUNDLED_SIM_ENGINE}`,
+          ...(config.simSpeed !== undefined ? { SIM_SPEED: String(config.simSpeed) } : {}),
+        }
+      : {}),
+    ARENA_ENGINE_CONTAINER: JSON.stringify(engineContainer),
+    // the root filesystem is read-only: the agent's own files go to its scratch and /tmp
+    HOME: `${POD_PATHS.scratch}/home`,
+    TMPDIR: POD_PATHS.tmp,
+  };
+}
+
+const envList = (env: Record<string, string>) => Object.entries(env).map(([name, value]) => ({ name, value }));
+
 /**
- * The one pod an evaluation runs in. An init container from the arena's image copies the pod
- * agent into a shared volume; the engine image then runs the agent, which starts the engines.
- * Everything runs unprivileged with no network beyond loopback (see the NetworkPolicy), no
- * service-account token, and its inputs mounted read-only.
+ * The one pod an evaluation runs in, in two containers:
+ *
+ * - `engine`, on the engine image (the pinned vLLM; the arena's own on the sim runtime), under a uid of its own with
+ *   the GPU: its PID 1 is the launcher (lib/pods/engine-container), which starts, stops and cleans up after every
+ *   engine the agent asks for. It sees the sealed inputs (read-only), its own scratch, /tmp and /dev/shm, and the
+ *   one-socket exchange volume: never the pool, the judge's scratch, or the agent.
+ * - `agent`, on the arena's image: the pod agent and the judge, under the agent's uid, on whole cores of its own (the
+ *   pod is Guaranteed, so the static CPU manager pins them). It reads the target's tokenizer and the pool.
+ *
+ * An init container copies the launcher from the arena's image. The containers share the pod's loopback (the judge
+ * reaches the engine on 127.0.0.1) and nothing else: each has its own PID namespace. No token, no host namespace,
+ * no privilege anywhere; the NetworkPolicy denies all other traffic.
  */
 export function buildEvaluationPod(launch: PodLaunch, config: KubernetesBackendConfig): V1Pod {
   if (!LABEL_VALUE.test(launch.evaluationId) || launch.evaluationId.length > 63 || launch.evaluationId === "") {
@@ -130,90 +184,92 @@ export function buildEvaluationPod(launch: PodLaunch, config: KubernetesBackendC
   const protocol = currentProtocol();
 
   const volumes: V1Volume[] = [
-    { name: "agent", emptyDir: { sizeLimit: "1Gi" } },
-    { name: "scratch", emptyDir: { sizeLimit: config.scratchSizeLimit } },
-    { name: "tmp", emptyDir: { sizeLimit: "8Gi" } },
-    { name: "dshm", emptyDir: { medium: "Memory", sizeLimit: config.shmSizeLimit } },
+    { name: "launcher", emptyDir: { sizeLimit: "64Mi" } },
+    { name: "exchange", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } },
+    { name: "agent-scratch", emptyDir: { sizeLimit: "16Gi" } },
+    { name: "agent-tmp", emptyDir: { sizeLimit: "2Gi" } },
+    { name: "engine-scratch", emptyDir: { sizeLimit: config.scratchSizeLimit } },
+    { name: "engine-tmp", emptyDir: { sizeLimit: "8Gi" } },
+    { name: "engine-shm", emptyDir: { medium: "Memory", sizeLimit: config.shmSizeLimit } },
+    { name: "no-speculator", emptyDir: { sizeLimit: "1Mi" } },
   ];
-  const sealedMounts: V1VolumeMount[] = [];
   const usedStorage = new Set<string>();
-  for (const { field, mountPath } of SEALED_MOUNTS) {
-    const { volume, subPath } = resolveStoragePath(config.storage, launch[field], field);
+  const mountFrom = (workerPath: string, field: string, mountPath: string): V1VolumeMount => {
+    const { volume, subPath } = resolveStoragePath(config.storage, workerPath, field);
     if (!usedStorage.has(volume.name)) {
       usedStorage.add(volume.name);
       volumes.push(storageVolume(volume));
     }
-    sealedMounts.push({ name: volume.name, mountPath, subPath, readOnly: true });
-  }
-  // A test evaluation's hidden pool: one file, mounted read-only where the agent is told to read it.
-  if (launch.poolPath) {
-    const { volume, subPath } = resolveStoragePath(config.storage, launch.poolPath, "poolPath");
-    if (!usedStorage.has(volume.name)) {
-      usedStorage.add(volume.name);
-      volumes.push(storageVolume(volume));
-    }
-    sealedMounts.push({ name: volume.name, mountPath: POD_PATHS.pool, subPath, readOnly: true });
-  }
+    return { name: volume.name, mountPath, subPath, readOnly: true };
+  };
+  const sealed = new Map<SealedMount["field"], V1VolumeMount>();
+  for (const { field, mountPath } of SEALED_MOUNTS) sealed.set(field, mountFrom(launch[field], field, mountPath));
+  // a test evaluation's hidden pool: one file, in the agent's container only
+  const pool = launch.poolPath ? mountFrom(launch.poolPath, "poolPath", POD_PATHS.pool) : null;
 
-  const installAgent: V1Container = {
-    name: AGENT_INIT_CONTAINER,
+  const guaranteed = (cpu: string, memory: string, extra: Record<string, string> = {}) => ({
+    requests: { cpu, memory, ...extra },
+    limits: { cpu, memory, ...extra },
+  });
+  const agentUser = { uid: config.runAsUser, gid: config.runAsGroup };
+  const engineUser = { uid: config.engineRunAsUser, gid: config.engineRunAsGroup };
+
+  const installLauncher: V1Container = {
+    name: LAUNCHER_INIT_CONTAINER,
     image: config.agentImage,
     imagePullPolicy: config.imagePullPolicy,
-    command: ["cp", "-R", `${config.agentBundleDir}/.`, `${POD_PATHS.agent}/`],
-    volumeMounts: [{ name: "agent", mountPath: POD_PATHS.agent }],
-    resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "512Mi" } },
-    securityContext: restrictedContainerSecurity(config),
+    command: ["cp", "-R", `${config.launcherDir}/.`, `${ENGINE_CONTAINER_PATHS.launcher}/`],
+    volumeMounts: [{ name: "launcher", mountPath: ENGINE_CONTAINER_PATHS.launcher }],
+    resources: guaranteed("100m", "64Mi"),
+    securityContext: restrictedContainerSecurity(agentUser),
   };
 
-  const env: Record<string, string> = {
-    ARENA_EVALUATION_ID: launch.evaluationId,
-    ARENA_ATTEMPT: String(launch.attempt),
-    ARENA_TASK: launch.taskId,
-    ARENA_PROFILE: launch.profile,
-    ARENA_SEED: String(launch.seed),
-    ARENA_PROTOCOL_VERSION: protocol.version,
-    ARENA_DEADLINE_SECONDS: String(launch.deadlineSeconds),
-    ARENA_ENGINE_DIR: POD_PATHS.engine,
-    ARENA_SPECULATOR_DIR: POD_PATHS.speculator,
-    ARENA_TARGET_DIR: POD_PATHS.target,
-    ARENA_STOCK_ENGINE_DIR: POD_PATHS.stockEngine,
-    ARENA_SCRATCH_DIR: POD_PATHS.scratch,
-    ...(launch.poolPath ? { ARENA_POOL_PATH: POD_PATHS.pool } : {}),
-    // The root filesystem is read-only: everything an engine or pip writes goes to scratch.
-    HOME: `${POD_PATHS.scratch}/home`,
-    TMPDIR: POD_PATHS.tmp,
-    XDG_CACHE_HOME: `${POD_PATHS.scratch}/cache`,
-    XDG_CONFIG_HOME: `${POD_PATHS.scratch}/config`,
-    HF_HOME: `${POD_PATHS.scratch}/hf`,
-    PYTHONUSERBASE: `${POD_PATHS.scratch}/python-user`,
-    TRITON_CACHE_DIR: `${POD_PATHS.scratch}/cache/triton`,
-    VLLM_CACHE_ROOT: `${POD_PATHS.scratch}/cache/vllm`,
-    HF_HUB_OFFLINE: "1",
-    TRANSFORMERS_OFFLINE: "1",
-    PIP_NO_INDEX: "1",
-    VLLM_NO_USAGE_STATS: "1",
-    DO_NOT_TRACK: "1",
+  const engine: V1Container = {
+    name: ENGINE_CONTAINER,
+    image: config.engineRuntime === "sim" ? config.agentImage : (config.vllmImage ?? protocol.image.reference),
+    imagePullPolicy: config.imagePullPolicy,
+    // isolated Python: no PYTHON* variable, no user or site package (an engine's plugin/ lands in a user site)
+    command: ["python3", "-I", "-S", `${ENGINE_CONTAINER_PATHS.launcher}/${LAUNCHER_FILE}`],
+    workingDir: ENGINE_CONTAINER_PATHS.scratch,
+    env: envList({
+      ARENA_LAUNCHER_SOCKET: ENGINE_CONTAINER_PATHS.socket,
+      ARENA_LAUNCHER_CLEAR: [
+        ENGINE_CONTAINER_PATHS.tmp,
+        ENGINE_CONTAINER_PATHS.shm,
+        ENGINE_CONTAINER_PATHS.scratch,
+      ].join(":"),
+      ARENA_LAUNCHER_WAIT_SECONDS: String(config.launcherAcceptSeconds),
+    }),
+    resources: guaranteed(config.engineCpu, config.engineMemory, { [config.gpuResourceName]: "1" }),
+    volumeMounts: [
+      { name: "launcher", mountPath: ENGINE_CONTAINER_PATHS.launcher, readOnly: true },
+      { name: "exchange", mountPath: ENGINE_CONTAINER_PATHS.exchange },
+      ...SEALED_MOUNTS.map(({ field }) => sealed.get(field)!),
+      { name: "no-speculator", mountPath: ENGINE_CONTAINER_PATHS.noSpeculator, readOnly: true },
+      { name: "engine-scratch", mountPath: ENGINE_CONTAINER_PATHS.scratch },
+      { name: "engine-tmp", mountPath: ENGINE_CONTAINER_PATHS.tmp },
+      { name: "engine-shm", mountPath: ENGINE_CONTAINER_PATHS.shm },
+    ],
+    securityContext: restrictedContainerSecurity(engineUser),
+    terminationMessagePolicy: "FallbackToLogsOnError",
   };
 
   const agent: V1Container = {
     name: AGENT_CONTAINER,
-    image: config.vllmImage ?? protocol.image.reference,
+    image: config.agentImage,
     imagePullPolicy: config.imagePullPolicy,
-    command: config.agentCommand,
+    command: [`${config.agentBundleDir}/node`, `${config.agentBundleDir}/${AGENT_BUNDLE_ENTRY}`],
     workingDir: POD_PATHS.scratch,
-    env: Object.entries(env).map(([k, value]) => ({ name: k, value })),
-    resources: {
-      requests: { [config.gpuResourceName]: "1", cpu: config.cpuRequest, memory: config.memoryRequest },
-      limits: { [config.gpuResourceName]: "1", memory: config.memoryLimit },
-    },
+    env: envList(agentEnvironment(launch, config)),
+    resources: guaranteed(config.agentCpu, config.agentMemory),
     volumeMounts: [
-      { name: "agent", mountPath: POD_PATHS.agent, readOnly: true },
-      ...sealedMounts,
-      { name: "scratch", mountPath: POD_PATHS.scratch },
-      { name: "tmp", mountPath: POD_PATHS.tmp },
-      { name: "dshm", mountPath: POD_PATHS.shm },
+      sealed.get("targetDir")!,
+      ...(pool ? [pool] : []),
+      { name: "exchange", mountPath: ENGINE_CONTAINER_PATHS.exchange },
+      { name: "agent-scratch", mountPath: POD_PATHS.scratch },
+      { name: "agent-tmp", mountPath: POD_PATHS.tmp },
     ],
-    securityContext: restrictedContainerSecurity(config),
+    securityContext: restrictedContainerSecurity(agentUser),
     terminationMessagePolicy: "FallbackToLogsOnError",
   };
 
@@ -229,7 +285,12 @@ export function buildEvaluationPod(launch: PodLaunch, config: KubernetesBackendC
         [EVALUATION_ID_LABEL]: launch.evaluationId,
         [ATTEMPT_LABEL]: String(launch.attempt),
       },
-      annotations: { "arena.protocol-version": protocol.version, "arena.task": launch.taskId },
+      annotations: {
+        "arena.protocol-version": protocol.version,
+        "arena.task": launch.taskId,
+        // an evaluation cut short is void and refunded: the cluster autoscaler must not move it to save a node
+        "cluster-autoscaler.kubernetes.io/safe-to-evict": "false",
+      },
     },
     spec: {
       restartPolicy: "Never",
@@ -240,15 +301,12 @@ export function buildEvaluationPod(launch: PodLaunch, config: KubernetesBackendC
       hostNetwork: false,
       hostPID: false,
       hostIPC: false,
+      // each container its own PID namespace: the launcher is its container's init, and no engine sees the agent
       shareProcessNamespace: false,
-      securityContext: {
-        runAsNonRoot: true,
-        runAsUser: config.runAsUser,
-        runAsGroup: config.runAsGroup,
-        seccompProfile: { type: "RuntimeDefault" },
-      },
-      initContainers: [installAgent],
-      containers: [agent],
+      securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+      initContainers: [installLauncher],
+      // the engine first: the kubelet pulls and starts containers in order, and the launcher waits for the agent
+      containers: [engine, agent],
       volumes,
       ...(config.imagePullSecrets.length > 0
         ? { imagePullSecrets: config.imagePullSecrets.map((n) => ({ name: n })) }

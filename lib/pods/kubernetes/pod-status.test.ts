@@ -43,7 +43,7 @@ describe("podExitFor", () => {
       phase: "Failed",
       initContainerStatuses: [
         {
-          name: "install-agent",
+          name: "install-launcher",
           image: "a",
           imageID: "",
           ready: false,
@@ -55,7 +55,25 @@ describe("podExitFor", () => {
     expect(podExitFor(pod(status))).toEqual({
       kind: "failed",
       reason: "agent-crashed",
-      message: "init container install-agent exited with code 1 (Error): cp: no such file",
+      message: "init container install-launcher exited with code 1 (Error): cp: no such file",
+    });
+  });
+
+  it("ends with the agent's container: what befalls the engine container is the agent's to report", () => {
+    // the agent has reported and exited: the pod's run is over, whether or not the launcher has followed yet
+    expect(podExitFor(pod(podStates.agentDoneEngineRunning()))).toEqual({ kind: "completed" });
+    // an engine OOM-killed at the engine container's limit is a dead engine (the agent scored it), not a lost pod
+    expect(podExitFor(pod(podStates.engineOomKilled()))).toEqual({ kind: "completed" });
+    const running = podStates.running();
+    running.containerStatuses![0]!.state = { terminated: { exitCode: 137, reason: "OOMKilled" } };
+    expect(podExitFor(pod(running))).toBeNull();
+    // an agent that crashed while its pod still runs has ended the evaluation all the same
+    const crashed = podStates.agentDoneEngineRunning();
+    crashed.containerStatuses![1]!.state = { terminated: { exitCode: 2, reason: "Error" } };
+    expect(podExitFor(pod(crashed))).toEqual({
+      kind: "failed",
+      reason: "agent-crashed",
+      message: "the pod agent exited with code 2 (Error)",
     });
   });
 });

@@ -1,6 +1,6 @@
 import type { V1ContainerStatus, V1Pod } from "@kubernetes/client-node";
 import type { PodExit, PodInfo } from "../types";
-import { AGENT_CONTAINER, ATTEMPT_LABEL, EVALUATION_ID_LABEL } from "./pod-spec";
+import { AGENT_CONTAINER, ATTEMPT_LABEL, ENGINE_CONTAINER, EVALUATION_ID_LABEL } from "./pod-spec";
 
 const IMAGE_PULL_REASONS = new Set([
   "ErrImagePull",
@@ -31,7 +31,10 @@ export function agentLogAvailable(pod: V1Pod): boolean {
 
 /**
  * How the pod ended, or null while it may still run. Reads only what the kubelet and the
- * control plane report, never what the pod says about itself.
+ * control plane report, never what the pod says about itself. The agent's container is the pod's
+ * main one: once it has ended, so has the evaluation (the engine container follows it, its
+ * launcher ending with the agent's connection). What befalls the engine container (an engine
+ * OOM-killed at its limit, a launcher gone) is the agent's to judge and report.
  */
 export function podExitFor(pod: V1Pod): PodExit | null {
   const status = pod.status;
@@ -44,6 +47,7 @@ export function podExitFor(pod: V1Pod): PodExit | null {
     };
   }
   for (const s of allStatuses(pod)) {
+    if (s.name === ENGINE_CONTAINER) continue;
     const terminated = s.state?.terminated ?? s.lastState?.terminated;
     if (terminated?.reason === "OOMKilled") {
       return {
@@ -54,6 +58,15 @@ export function podExitFor(pod: V1Pod): PodExit | null {
     }
   }
   if (phase === "Succeeded") return { kind: "completed" };
+  const agentEnded = status?.containerStatuses?.find((s) => s.name === AGENT_CONTAINER)?.state?.terminated;
+  if (agentEnded && agentEnded.exitCode === 0 && !(phase === "Failed" && status?.reason)) return { kind: "completed" };
+  if (agentEnded && phase !== "Failed") {
+    return {
+      kind: "failed",
+      reason: "agent-crashed",
+      message: `the pod agent exited with code ${agentEnded.exitCode}${agentEnded.reason ? ` (${agentEnded.reason})` : ""}${agentEnded.message ? `: ${agentEnded.message.slice(-2000)}` : ""}`,
+    };
+  }
   if (phase === "Failed") {
     if (status?.reason) {
       return { kind: "failed", reason: "pod-lost", message: `${status.reason}: ${status.message ?? "the pod failed"}` };

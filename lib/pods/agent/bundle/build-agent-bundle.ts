@@ -8,8 +8,9 @@ import { BUNDLED_TOKENIZER_DIR, copyQwen3TokenizerFiles } from "@/lib/tokenizer/
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
-/** The bundle's entry point, run as `<dir>/node <dir>/pod-agent.mjs`. */
-export const AGENT_BUNDLE_ENTRY = "pod-agent.mjs";
+import { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE } from "./bundle-layout";
+
+export { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE };
 
 export interface AgentBundleOptions {
   /** The Node binary beside the code: a copy (an image, which needs it), a link to this one (tests), or none. */
@@ -20,9 +21,6 @@ export interface AgentBundleOptions {
    */
   simEngine?: boolean;
 }
-
-/** The simulated engine's launcher inside a bundle: what ARENA_SIM_ENGINE names there. */
-export const BUNDLED_SIM_ENGINE = "sim-engine/sim-engine";
 
 /**
  * Builds the pod agent as a directory that runs with no node_modules and no repository: the GPU pod's engine image

@@ -1,5 +1,5 @@
 import type { V1ContainerStatus, V1PodCondition, V1PodStatus } from "@kubernetes/client-node";
-import { AGENT_CONTAINER, AGENT_INIT_CONTAINER } from "../pod-spec";
+import { AGENT_CONTAINER, ENGINE_CONTAINER, LAUNCHER_INIT_CONTAINER } from "../pod-spec";
 
 /** Pod statuses as a real control plane and kubelet report them, for driving the fake API. */
 
@@ -21,7 +21,9 @@ function container(
   };
 }
 
-const initDone = container(AGENT_INIT_CONTAINER, { terminated: { exitCode: 0, reason: "Completed" } });
+const initDone = container(LAUNCHER_INIT_CONTAINER, { terminated: { exitCode: 0, reason: "Completed" } });
+const engineRunning = () => container(ENGINE_CONTAINER, { running: { startedAt: new Date() } });
+const engineDone = container(ENGINE_CONTAINER, { terminated: { exitCode: 0, reason: "Completed" } });
 
 export const podStates = {
   unschedulable(message = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."): V1PodStatus {
@@ -34,7 +36,7 @@ export const podStates = {
     return {
       phase: "Pending",
       conditions: [scheduled],
-      initContainerStatuses: [container(AGENT_INIT_CONTAINER, { running: { startedAt: new Date() } })],
+      initContainerStatuses: [container(LAUNCHER_INIT_CONTAINER, { running: { startedAt: new Date() } })],
       containerStatuses: [container(AGENT_CONTAINER, { waiting: { reason: "PodInitializing" } })],
     };
   },
@@ -50,7 +52,7 @@ export const podStates = {
       : {
           phase: "Pending",
           conditions: [scheduled],
-          initContainerStatuses: [container(AGENT_INIT_CONTAINER, { waiting: { reason: "ErrImagePull" } })],
+          initContainerStatuses: [container(LAUNCHER_INIT_CONTAINER, { waiting: { reason: "ErrImagePull" } })],
           containerStatuses: [container(AGENT_CONTAINER, { waiting: { reason: "PodInitializing" } })],
         };
   },
@@ -59,7 +61,7 @@ export const podStates = {
       phase: "Running",
       conditions: [scheduled, { type: "Ready", status: "True" }],
       initContainerStatuses: [initDone],
-      containerStatuses: [container(AGENT_CONTAINER, { running: { startedAt: new Date() } })],
+      containerStatuses: [engineRunning(), container(AGENT_CONTAINER, { running: { startedAt: new Date() } })],
     };
   },
   succeeded(): V1PodStatus {
@@ -67,7 +69,7 @@ export const podStates = {
       phase: "Succeeded",
       conditions: [scheduled],
       initContainerStatuses: [initDone],
-      containerStatuses: [container(AGENT_CONTAINER, { terminated: { exitCode: 0, reason: "Completed" } })],
+      containerStatuses: [engineDone, container(AGENT_CONTAINER, { terminated: { exitCode: 0, reason: "Completed" } })],
     };
   },
   agentFailed(exitCode = 1): V1PodStatus {
@@ -75,7 +77,7 @@ export const podStates = {
       phase: "Failed",
       conditions: [scheduled],
       initContainerStatuses: [initDone],
-      containerStatuses: [container(AGENT_CONTAINER, { terminated: { exitCode, reason: "Error" } })],
+      containerStatuses: [engineDone, container(AGENT_CONTAINER, { terminated: { exitCode, reason: "Error" } })],
     };
   },
   deadlineExceeded(): V1PodStatus {
@@ -94,6 +96,30 @@ export const podStates = {
       conditions: [scheduled],
       initContainerStatuses: [initDone],
       containerStatuses: [container(AGENT_CONTAINER, { terminated: { exitCode: 137, reason: "OOMKilled" } })],
+    };
+  },
+  /** The agent has reported and ended; its engine container's launcher has not yet followed it. */
+  agentDoneEngineRunning(): V1PodStatus {
+    return {
+      phase: "Running",
+      conditions: [scheduled],
+      initContainerStatuses: [initDone],
+      containerStatuses: [
+        engineRunning(),
+        container(AGENT_CONTAINER, { terminated: { exitCode: 0, reason: "Completed" } }),
+      ],
+    };
+  },
+  /** An engine ran past the engine container's memory limit and the container ended; the agent reported and ended. */
+  engineOomKilled(): V1PodStatus {
+    return {
+      phase: "Failed",
+      conditions: [scheduled],
+      initContainerStatuses: [initDone],
+      containerStatuses: [
+        container(ENGINE_CONTAINER, { terminated: { exitCode: 137, reason: "OOMKilled" } }),
+        container(AGENT_CONTAINER, { terminated: { exitCode: 0, reason: "Completed" } }),
+      ],
     };
   },
   evicted(): V1PodStatus {
