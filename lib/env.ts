@@ -57,6 +57,8 @@ const envSchema = z.object({
    * X-Forwarded-For is ignored; n: the n-th address from the right of X-Forwarded-For (what the outermost one saw).
    */
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /** The bearer token GET /api/metrics asks of Prometheus; absent: the endpoint answers 404. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** Requests one address may make to the API in a minute, authenticated or not. */
   API_REQUESTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().positive().default(600),
   /** Requests one token may make to the API in a minute. */

@@ -21,22 +21,37 @@ export async function appendEvent(
   type: string,
   data: Prisma.InputJsonValue,
 ): Promise<StoredEvent> {
-  const row = await db().$transaction(async (tx) => {
+  const event = await db().$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM "Evaluation" WHERE id = ${evaluationId} FOR UPDATE`;
-    const last = await tx.evaluationEvent.findFirst({
-      where: { evaluationId },
-      orderBy: { seq: "desc" },
-      select: { seq: true },
-    });
-    return tx.evaluationEvent.create({ data: { evaluationId, seq: (last?.seq ?? 0) + 1, type, data } });
+    return appendEventIn(tx, evaluationId, type, data);
   });
-  const event: StoredEvent = { seq: row.seq, type: row.type, data: row.data, createdAt: row.createdAt.toISOString() };
+  await publishEventNotice(evaluationId, event.seq);
+  return event;
+}
+
+/** Appends within a transaction that already holds the evaluation's row lock (`SELECT … FOR UPDATE`). */
+export async function appendEventIn(
+  tx: Prisma.TransactionClient,
+  evaluationId: string,
+  type: string,
+  data: Prisma.InputJsonValue,
+): Promise<StoredEvent> {
+  const last = await tx.evaluationEvent.findFirst({
+    where: { evaluationId },
+    orderBy: { seq: "desc" },
+    select: { seq: true },
+  });
+  const row = await tx.evaluationEvent.create({ data: { evaluationId, seq: (last?.seq ?? 0) + 1, type, data } });
+  return { seq: row.seq, type: row.type, data: row.data, createdAt: row.createdAt.toISOString() };
+}
+
+/** Rings live viewers' doorbell once an event is committed. */
+export async function publishEventNotice(evaluationId: string, seq: number): Promise<void> {
   try {
     // a notice only: viewers are sent the stored row (listen-stored-events.ts)
-    await redis().publish(eventsChannel(evaluationId), JSON.stringify({ seq: event.seq }));
+    await redis().publish(eventsChannel(evaluationId), JSON.stringify({ seq }));
   } catch (error) {
     // Viewers that miss a publish catch up from the log on their next read.
     logger.warn("publish failed", { evaluationId, error: String(error) });
   }
-  return event;
 }

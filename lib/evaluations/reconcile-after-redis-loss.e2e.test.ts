@@ -105,10 +105,13 @@ describe("a Redis restarted without its data", () => {
     const rows = await waitOver([...older, newer], 180_000);
     const byStart = [...rows].sort((a, b) => a.startedAt!.getTime() - b.startedAt!.getTime()).map((r) => r.id);
     expect(byStart).toEqual([...older, newer]);
-    // each taken once and run to its end (scored 0 for an engine that does not start, unless the pod itself failed)
+    // each taken once and run to its end: scored 0, for an engine that does not start
     for (const row of rows) {
       expect(row.attempt).toBe(1);
-      expect(["scored", "void"]).toContain(row.status);
+      expect([row.status, row.reason]).toEqual([
+        "scored",
+        expect.stringMatching(/^the candidate engine did not start/),
+      ]);
     }
     expect((await maintenance.getJobScheduler(RECONCILE_SCHEDULER))?.every).toBe(2000);
   }, 240_000);
@@ -129,7 +132,10 @@ describe("a Redis restarted without its data", () => {
     const orphan = await submit(async () => undefined);
     expect(await evaluationsQueue().getJob(orphan)).toBeUndefined();
     const [row] = await waitOver([orphan], 120_000);
-    expect(["scored", "void"]).toContain(row!.status);
+    expect([row!.status, row!.reason]).toEqual([
+      "scored",
+      expect.stringMatching(/^the candidate engine did not start/),
+    ]);
     expect(row!.attempt).toBe(1);
     expect(worker!.child.exitCode).toBeNull();
   }, 180_000);

@@ -2,16 +2,26 @@ import { db } from "../db/client";
 import { logger } from "../logger";
 import type { PodBackend } from "../pods/types";
 
-/** Deletes pods whose evaluation is over, or that belong to an attempt the evaluation has moved past. */
-export async function sweepOrphanPods(backend: PodBackend): Promise<string[]> {
+/** A pod still running this long past its deadline is stopped whatever its evaluation says (its agent ends it first). */
+const PAST_DEADLINE_MS = 60_000;
+
+/**
+ * Stops pods whose evaluation is over, pods that are neither the evaluation's current attempt's nor the pod it
+ * follows (a later attempt may have re-attached to an earlier attempt's pod: `Evaluation.podId` names it), and pods
+ * past their deadline. A pod whose worker died is left running while its evaluation lives: the next worker
+ * re-attaches to it.
+ */
+export async function sweepOrphanPods(backend: PodBackend, now: Date = new Date()): Promise<string[]> {
   const stopped: string[] = [];
   for (const pod of await backend.list()) {
     const evaluation = await db().evaluation.findUnique({
       where: { id: pod.evaluationId },
-      select: { status: true, attempt: true },
+      select: { status: true, attempt: true, podId: true },
     });
     const live = evaluation && ["fetching", "running", "checking"].includes(evaluation.status);
-    if (!live || evaluation.attempt !== pod.attempt) {
+    const followed = evaluation && (evaluation.attempt === pod.attempt || evaluation.podId === pod.podId);
+    const overdue = pod.deadlineAt !== undefined && now.getTime() > pod.deadlineAt.getTime() + PAST_DEADLINE_MS;
+    if (!live || !followed || overdue) {
       await backend.stop(pod.podId);
       stopped.push(pod.podId);
     }

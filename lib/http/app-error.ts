@@ -9,6 +9,7 @@ export type AppErrorCode =
   | "rate_limited"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "unavailable"
   | "internal";
 
 const STATUS: Record<AppErrorCode, number> = {
@@ -23,13 +24,18 @@ const STATUS: Record<AppErrorCode, number> = {
   rate_limited: 429,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  // a datastore cannot be reached: nothing was done, and the same request will do later
+  unavailable: 503,
   internal: 500,
 };
+
+/** When a client is told to try again after a datastore could not be reached. */
+export const UNAVAILABLE_RETRY_SECONDS = 5;
 
 /** The one error the arena raises on purpose; anything else is internal, logged and masked. */
 export class AppError extends Error {
   readonly code: AppErrorCode;
-  /** Sent as Retry-After: every 429 carries one. */
+  /** Sent as Retry-After: every 429 and 503 carries one. */
   readonly retryAfterSeconds: number | undefined;
   constructor({
     code,
@@ -39,7 +45,9 @@ export class AppError extends Error {
     super(message);
     this.code = code;
     this.name = "AppError";
-    const seconds = retryAfterSeconds ?? (code === "rate_limited" ? 1 : undefined);
+    const seconds =
+      retryAfterSeconds ??
+      (code === "rate_limited" ? 1 : code === "unavailable" ? UNAVAILABLE_RETRY_SECONDS : undefined);
     this.retryAfterSeconds = seconds === undefined ? undefined : Math.max(1, Math.ceil(seconds));
   }
   get status(): number {

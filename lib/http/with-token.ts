@@ -1,8 +1,9 @@
 import { env } from "../env";
+import { pingRedis } from "../queue/connection";
 import { authenticateToken, type Caller } from "../tokens/authenticate-token";
 import { AppError } from "./app-error";
 import { clientAddress } from "./client-address";
-import { errorResponse } from "./error-response";
+import { errorResponse, unavailable } from "./error-response";
 import { consume, limits } from "./rate-limit";
 import { assertDeclaredLength, readJsonBody } from "./read-body";
 import { assertSafeParams } from "./unsafe-strings";
@@ -12,6 +13,11 @@ type Params = Record<string, string | string[]>;
 export interface RouteOptions {
   /** The most bytes this route's body may have (MAX_BODY_BYTES when not given). */
   maxBodyBytes?: () => number;
+  /**
+   * What the route cannot do without besides PostgreSQL: "queue" (Redis) for a route that queues work. Checked
+   * before the handler runs: while it cannot be reached the route answers 503 at once, having done nothing.
+   */
+  needs?: readonly "queue"[];
 }
 
 interface RequestContext<P extends Params> {
@@ -64,6 +70,7 @@ export function withToken<P extends Params = Params>(handler: Handler<P>, option
         throw error;
       }
       await consume(limits.apiPerToken(), caller.tokenId);
+      if (options.needs?.includes("queue")) await pingRedis().catch(() => Promise.reject(unavailable("redis")));
       return await handler(request, { ...admitted, caller });
     } catch (error) {
       return errorResponse(error);

@@ -3,7 +3,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { migrate } from "../db/migrate";
-import { type ChildEnv, runStep, startPrefixed, stopGroup, waitForHttp } from "./processes";
+import { type ChildEnv, killGroup, runStep, startPrefixed, stopGroup, waitForHttp } from "./processes";
+import { ensureRedis, type Service, stopChild } from "./services";
+import { type Supervised, supervise } from "./supervisor";
 
 /** The repository root (this file lives in lib/ops). */
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -111,4 +113,76 @@ export async function startApp(options: {
     throw error;
   }
   return { web, worker, stop };
+}
+
+export type SupervisedApp = { web: Supervised; worker: Supervised; stop: () => Promise<void> };
+
+/**
+ * `next start` and the worker, each restarted when it dies (lib/ops/supervisor.ts), the other left running: a
+ * killed worker's pods run on and the next worker re-attaches to them, the web app serving all along. Resolves once
+ * the web app answers on `baseUrl`.
+ */
+export async function superviseApp(options: {
+  env: ChildEnv;
+  port: number;
+  host?: string;
+  baseUrl: string;
+  write?: (line: string) => void;
+  log: (line: string) => void;
+  /** Overrides the web process (the drills serve the app's API without a build). */
+  webCommand?: { command: string; args: string[] };
+}): Promise<SupervisedApp> {
+  const hostArgs = options.host ? ["-H", options.host] : [];
+  const web = options.webCommand ?? { command: bin("next"), args: ["start", "-p", String(options.port), ...hostArgs] };
+  const spawnOptions = { env: options.env, cwd: repoRoot, write: options.write };
+  // a process group of its own each: what a dead one left of its group is killed before it is started again
+  const reap = (child: ChildProcess) => killGroup(child, "SIGKILL");
+  const webProcess = await supervise({
+    name: "the web process",
+    start: async () => startPrefixed("web", web.command, web.args, spawnOptions),
+    stop: (child) => stopGroup(child),
+    reap,
+    log: options.log,
+  });
+  // node itself, not tsx's launcher: the worker is the process its supervisor watches
+  const workerArgs = ["--import", "tsx", path.join(repoRoot, "workers/main.ts")];
+  const workerProcess = await supervise({
+    name: "the worker process",
+    start: async () => startPrefixed("worker", process.execPath, workerArgs, spawnOptions),
+    stop: (child) => stopGroup(child),
+    reap,
+    log: options.log,
+  });
+  const stop = async () => {
+    webProcess.halt();
+    workerProcess.halt();
+    await Promise.all([webProcess.stop(), workerProcess.stop()]);
+  };
+  try {
+    await waitForHttp(options.baseUrl, webProcess.current()!, 120_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { web: webProcess, worker: workerProcess, stop };
+}
+
+/**
+ * Watches a private redis-server (`ensureRedis`'s) and starts it again when it dies, on the same port (every process
+ * has its URL) from its append-only file: jobs and schedules are all there again. Null for an external Redis.
+ */
+export async function superviseRedis(
+  redis: Service,
+  dir: string,
+  log: (line: string) => void,
+): Promise<Supervised | null> {
+  if (!redis.process) return null;
+  const port = Number(new URL(redis.url).port);
+  return supervise({
+    name: "the private redis-server",
+    initial: redis.process,
+    start: async () => (await ensureRedis({ dir, port, exactPort: true })).process!,
+    stop: (child) => stopChild(child, 10_000),
+    log,
+  });
 }

@@ -40,6 +40,16 @@ export function startPrefixed(
   return child;
 }
 
+/** Sends `signal` to the child's process group (it was started detached, as its group's leader). */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // nothing of the group is left
+  }
+}
+
 /** SIGTERM to the child's process group, SIGKILL after `graceMs`; resolves once it exited. */
 export async function stopGroup(child: ChildProcess, graceMs = 15_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;

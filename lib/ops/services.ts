@@ -12,9 +12,9 @@ export { redactUrl };
 
 /**
  * A running service: its URL, whether this process started it, and how to stop it (a no-op for external ones);
- * `pid` is the server process of a private Redis.
+ * `pid` and `process` are the server process of a private Redis (its supervisor watches it).
  */
-export type Service = { url: string; owned: boolean; stop: () => Promise<void>; pid?: number };
+export type Service = { url: string; owned: boolean; stop: () => Promise<void>; pid?: number; process?: ChildProcess };
 
 export type EnsurePostgresOptions = {
   /** Use this server as is (checked to answer) instead of starting one. */
@@ -33,6 +33,8 @@ export type EnsureRedisOptions = {
   /** Working directory of the private redis-server (mode 700): its configuration and append-only files. */
   dir: string;
   port?: number;
+  /** The port must be `port` (a restart behind a URL the app already has): a busy one is an error, not another port. */
+  exactPort?: boolean;
   /** "aof" (the default): jobs and schedules survive a restart or a SIGKILL; "none" only for tests of losing them. */
   persistence?: RedisPersistence;
   log?: (line: string) => void;
@@ -164,6 +166,8 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<Service>
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const password = readOrCreateSecret(`${dir}-password`);
+  if (options.exactPort && !(options.port && (await portIsFree(options.port))))
+    throw new Error(`port ${options.port} is not free for the private redis-server`);
   const port = await choosePort(options.port);
   const configFile = path.join(dir, "redis.conf");
   writeFileSync(configFile, redisConfig({ port, dir, password, persistence: options.persistence ?? "aof" }), {
@@ -193,7 +197,7 @@ export async function ensureRedis(options: EnsureRedisOptions): Promise<Service>
         : (error as Error).message;
     throw new Error(`private redis-server on port ${port} failed to start: ${reason}\n${output.join("\n")}`);
   }
-  return { url, owned: true, pid: child.pid, stop: () => stopChild(child, 10_000) };
+  return { url, owned: true, pid: child.pid, process: child, stop: () => stopChild(child, 10_000) };
 }
 
 async function waitForRedis(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {

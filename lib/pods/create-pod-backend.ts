@@ -11,7 +11,9 @@ export async function createPodBackend(): Promise<PodBackend> {
   const e = env();
   if (e.POD_BACKEND === "kubernetes") {
     // The Kubernetes settings are their own block of the environment, checked by the backend's schema.
-    return createKubernetesPodBackend(kubernetesBackendConfigFromEnv(e.kubernetes));
+    return createKubernetesPodBackend(
+      kubernetesBackendConfigFromEnv(e.kubernetes, { engineRuntime: e.ENGINE_RUNTIME, simSpeed: e.SIM_SPEED }),
+    );
   }
   await privateDataDir();
   const memoryMb = e.ENGINE_MEMORY_LIMIT_MB ?? Math.floor(((totalmem() / 2 ** 20) * 0.8) / e.GPU_SLOTS);

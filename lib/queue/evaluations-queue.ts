@@ -1,13 +1,14 @@
 import { Queue } from "bullmq";
 import { env } from "../env";
-import { createRedis } from "./connection";
+import { createFailFastRedis } from "./connection";
 import { EVALUATIONS_QUEUE, type EvaluationJob, evaluationJobSchema } from "./evaluation-job";
 
 const globalForQueue = globalThis as unknown as { arenaEvaluationsQueue?: Queue<EvaluationJob> };
 
 export function evaluationsQueue(): Queue<EvaluationJob> {
+  // fail-fast: a submission is answered while Redis is away, and the reconciler queues what could not be
   globalForQueue.arenaEvaluationsQueue ??= new Queue<EvaluationJob>(EVALUATIONS_QUEUE, {
-    connection: createRedis(),
+    connection: createFailFastRedis(),
     prefix: env().QUEUE_PREFIX,
   });
   return globalForQueue.arenaEvaluationsQueue;

@@ -86,7 +86,7 @@ export function appRouteHandler(appDir = APP_DIR): (request: Request) => Promise
  * The app's API over a real socket on 127.0.0.1, with the peer address written as the web app's instrumentation
  * writes it: what the clients and the OpenAPI check speak to where a built `next start` would take minutes.
  */
-export async function serveApp(appDir = APP_DIR) {
+export async function serveApp(appDir = APP_DIR, port = 0) {
   installPeerAddress();
-  return serveHandler(appRouteHandler(appDir));
+  return serveHandler(appRouteHandler(appDir), port);
 }

@@ -5,7 +5,10 @@ import { Readable } from "node:stream";
 type Handler = (request: Request) => Promise<Response>;
 
 /** Serves a fetch-style handler over a real socket on 127.0.0.1, streaming responses as Next does. */
-export async function serveHandler(handler: Handler): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export async function serveHandler(
+  handler: Handler,
+  port = 0,
+): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const server = createServer(async (req: IncomingMessage, res) => {
     const controller = new AbortController();
     res.on("close", () => controller.abort());
@@ -33,10 +36,10 @@ export async function serveHandler(handler: Handler): Promise<{ url: string; ser
       res.destroy();
     }
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+  const address = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${address.port}`,
     server,
     close: () =>
       new Promise((r) => {

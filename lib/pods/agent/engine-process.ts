@@ -22,12 +22,15 @@ export interface EngineStart {
 export interface RunningEngine {
   role: "candidate" | "stock";
   url: string;
-  child: ChildProcess;
+  /** The engine's main process, where it is this agent's child; absent for an engine in the pod's engine container. */
+  child?: ChildProcess;
   /** Settles with the exit code (or signal) when the engine's main process ends. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The engine's output (start-up log included), kept for the gates and the failure page. */
   log: string[];
   logTail(lines?: number): string;
+  /** Whether the engine's main process has ended. */
+  hasExited(): boolean;
 }
 
 const LOG_KEEP = 2000;
@@ -101,6 +104,7 @@ export async function startEngine(start: EngineStart): Promise<RunningEngine> {
     exited,
     log,
     logTail: (lines = 60) => log.slice(-lines).join("\n"),
+    hasExited: () => child.exitCode !== null || child.signalCode !== null,
   };
 }
 
@@ -135,7 +139,7 @@ export async function waitHealthy(
  */
 export async function stopEngine(engine: RunningEngine, identity: EngineIdentity, graceMs: number, scratchDir: string) {
   const sandbox = identity.sandbox ?? NO_SANDBOX;
-  const pgid = engine.child.pid;
+  const pgid = engine.child?.pid;
   const signalGroup = (signal: NodeJS.Signals) => {
     if (pgid === undefined) return;
     try {

@@ -24,7 +24,13 @@ const schema = z.object({
   ARENA_TARGET_DIR: z.string().min(1),
   ARENA_STOCK_ENGINE_DIR: z.string().min(1),
   ARENA_SCRATCH_DIR: z.string().min(1),
+  /** The pod's hard limit: past it the agent stops its engines and exits (AGENT_EXIT.deadline), worker or none. */
   ARENA_DEADLINE_SECONDS: z.coerce.number().positive().optional(),
+  /**
+   * Where the agent writes its events (the local backend: a file in the pod's root-only work folder, opened before
+   * the pod's mounts hide it); absent: its standard output, as a Kubernetes pod's log carries them.
+   */
+  ARENA_EVENTS_FILE: z.string().min(1).optional(),
   /** The session pool to play: the public dev pool by default; a test evaluation names the hidden one. */
   ARENA_POOL_PATH: z.string().optional(),
   /** "sim": engines are simulated and the device is the simulated one where no GPU answers. */
@@ -43,6 +49,11 @@ const schema = z.object({
     .default("arena-engine"),
   /** The local backend's sandbox for this pod (lib/pods/sandbox/pod-sandbox-config.ts), JSON; absent elsewhere. */
   ARENA_SANDBOX: z.string().optional(),
+  /**
+   * A Kubernetes pod's engine container (lib/pods/engine-container/paths.ts), JSON: engines start there, through its
+   * launcher, instead of as this agent's children.
+   */
+  ARENA_ENGINE_CONTAINER: z.string().optional(),
   /** Shortens the protocol's 120 s stop grace for tests; never above it. */
   ARENA_STOP_GRACE_SECONDS: z.coerce.number().positive().optional(),
   /** The image's own PATH and LD_LIBRARY_PATH (the pinned vLLM image's CUDA and Python), handed to engines. */

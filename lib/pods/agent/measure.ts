@@ -1,6 +1,6 @@
-import type { CacheHit, ConversationForCheck, LatencySummary, ReplyLength } from "../../gates";
+import type { CacheHit, ConversationForCheck, LatencySummary, ReplyLength, WorkloadAcceptance } from "../../gates";
 import type { PassResult, RequestRecord, WorkloadResult } from "../../judge";
-import { percentiles, tpotMs, ttftMs } from "../../judge";
+import { acceptanceCredibility, percentiles, tpotMs, ttftMs } from "../../judge";
 import { WORKLOAD_IDS, type WorkloadId } from "../../protocol";
 
 export type TimedResults = Record<WorkloadId, WorkloadResult>;
@@ -31,17 +31,28 @@ export function cacheHitOf(result: WorkloadResult): CacheHit | null {
   return { token_weighted: Math.min(1, cached / prompt), per_request: Math.min(1, perRequest / records.length) };
 }
 
-/** Tokens per verify step over the workload's passes, from the engine's own counters (shown, never scored). */
-export function acceptanceOf(result: WorkloadResult): number | null {
+/**
+ * Tokens per verify step over the workload's passes, from the engine's own counters (shown, never scored), and
+ * whether that report is possible: every pass's counters and their totals (`acceptanceCredibility`).
+ */
+export function acceptanceOf(result: WorkloadResult): WorkloadAcceptance | null {
   let drafts = 0;
   let accepted = 0;
+  let draftTokens: number | null = 0;
+  let impossible: string | null = null;
   for (const pass of result.passes) {
     const a = pass.summary.acceptance;
     if (!a) continue;
+    const verdict = acceptanceCredibility(a);
+    if (!verdict.credible && impossible === null) impossible = verdict.why;
     drafts += a.drafts;
     accepted += a.acceptedTokens;
+    draftTokens = draftTokens === null || a.draftTokens === null ? null : draftTokens + a.draftTokens;
   }
-  return drafts > 0 ? 1 + accepted / drafts : null;
+  if (drafts <= 0) return null;
+  const totals = acceptanceCredibility({ drafts, draftTokens, acceptedTokens: accepted });
+  const why = impossible ?? totals.why;
+  return { tokensPerStep: 1 + accepted / drafts, credible: why === null, why };
 }
 
 /** Each counted timed reply's length, keyed for pairing (same pass, session, turn). */

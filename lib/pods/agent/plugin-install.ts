@@ -12,9 +12,9 @@ export type EngineRuntime = "sim" | "vllm";
 export const PLUGIN_INSTALL_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** The installer's lines kept for the failure page; the reason quotes its error lines. */
-const KEEP_LINES = 200;
+export const INSTALLER_KEEP_LINES = 200;
 const REASON_LINES = 6;
-const LINE_CHARS = 1000;
+export const INSTALLER_LINE_CHARS = 1000;
 
 export interface PluginInstallInput {
   runtime: EngineRuntime;
@@ -110,8 +110,8 @@ export async function installPlugin(input: PluginInstallInput): Promise<PluginIn
   const commandLine = `$ ${[command, ...args].join(" ")}`;
   const log: string[] = [commandLine];
   const keep = (line: string) => {
-    log.push(line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}…` : line);
-    if (log.length > KEEP_LINES) log.splice(1, log.length - KEEP_LINES);
+    log.push(line.length > INSTALLER_LINE_CHARS ? `${line.slice(0, INSTALLER_LINE_CHARS)}…` : line);
+    if (log.length > INSTALLER_KEEP_LINES) log.splice(1, log.length - INSTALLER_KEEP_LINES);
   };
   // in the pod's engine cgroup where it has one: the installer runs the plugin's own build code
   const launch = engineCommand(identity, identity.sandbox?.cgroups ?? [], command, args);

@@ -22,6 +22,7 @@ import {
   runWorkload,
 } from "../../judge";
 import { allowedMemoryMib, currentProtocol, getProfile, getTask, WORKLOAD_IDS, type WorkloadId } from "../../protocol";
+import { type ContainerEngines, openContainerEngines } from "../engine-container/container-engines";
 import { type DeviceProbe, detectDeviceProbe, nvidiaSmiProbe, simulatedDeviceProbe } from "./device-probe";
 import { engineEnv } from "./engine-env";
 import { engineLogin } from "./engine-login";
@@ -58,6 +59,23 @@ class PodOutcome extends Error {
  * and the score. Every figure is measured from outside the engines.
  */
 export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Promise<void> {
+  if (!env.ARENA_ENGINE_CONTAINER) return runPodWith(env, emit, signal, null);
+  // a Kubernetes pod: engines start in the pod's engine container, whose launcher ends with this connection
+  const container = await openContainerEngines(env.ARENA_ENGINE_CONTAINER, emit);
+  if (!container) return;
+  try {
+    await runPodWith(env, emit, signal, container);
+  } finally {
+    container.close();
+  }
+}
+
+async function runPodWith(
+  env: AgentEnv,
+  emit: Emit,
+  signal: AbortSignal,
+  container: ContainerEngines | null,
+): Promise<void> {
   const protocol = currentProtocol();
   const task = getTask(env.ARENA_TASK);
   const found = getProfile(env.ARENA_PROFILE);
@@ -103,15 +121,18 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
   const deviceDir = join(env.ARENA_SCRATCH_DIR, "device");
   await mkdir(deviceDir, { recursive: true });
   if (identity.uid !== null) await chown(deviceDir, identity.uid, identity.gid!);
-  const deviceFile = join(deviceDir, "simulated-device.csv");
+  const deviceFile = container ? container.deviceFile : join(deviceDir, "simulated-device.csv");
   // The stock engine's SPECULATOR: a directory that exists, empty, which no engine may write (protocol section 3).
-  const noSpeculatorDir = join(env.ARENA_SCRATCH_DIR, "no-speculator");
-  await rm(noSpeculatorDir, { recursive: true, force: true });
-  await mkdir(noSpeculatorDir);
-  await chmod(noSpeculatorDir, 0o555);
+  const noSpeculatorDir = container ? container.noSpeculatorDir : join(env.ARENA_SCRATCH_DIR, "no-speculator");
+  if (!container) {
+    await rm(noSpeculatorDir, { recursive: true, force: true });
+    await mkdir(noSpeculatorDir);
+    await chmod(noSpeculatorDir, 0o555);
+  }
   const probeKind = env.ARENA_DEVICE_PROBE ?? (env.ARENA_ENGINE_RUNTIME === "sim" ? "simulated" : "auto");
-  const device: { probe: DeviceProbe; kind: string } =
-    probeKind === "simulated"
+  const device: { probe: DeviceProbe; kind: string } = container
+    ? await container.device(probeKind, SIMULATED_DEVICE_MIB)
+    : probeKind === "simulated"
       ? { probe: simulatedDeviceProbe(deviceFile, SIMULATED_DEVICE_MIB), kind: "simulated" }
       : probeKind === "nvidia"
         ? { probe: nvidiaSmiProbe, kind: "nvidia" }
@@ -128,14 +149,15 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
       : {};
   const running = new Set<{ engine: RunningEngine; scratch: string }>();
   signal.addEventListener("abort", () => {
-    for (const r of running) void stopEngine(r.engine, identity, 5_000, r.scratch);
+    for (const r of running)
+      void (container ? container.stop(r.engine, 5_000) : stopEngine(r.engine, identity, 5_000, r.scratch));
   });
 
   const startupLog: string[] = [];
   let starts = 0;
   async function start(role: Role, utilization: number): Promise<RunningEngine> {
     starts += 1;
-    const scratch = join(env.ARENA_SCRATCH_DIR, `${role}-${starts}`);
+    const scratch = join(container ? container.scratchRoot : env.ARENA_SCRATCH_DIR, `${role}-${starts}`);
     const port = await freePort();
     emit({ type: "engine", engine: role, state: "starting" });
     const environment = engineEnv({
@@ -146,13 +168,13 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
       speculatorDir: role === "candidate" ? env.ARENA_SPECULATOR_DIR : noSpeculatorDir,
       gpuMemoryUtilization: utilization,
       homeDir: scratch,
-      login: engineLogin(identity),
+      login: container ? container.login : engineLogin(identity),
       image: { PATH: env.PATH, LD_LIBRARY_PATH: env.LD_LIBRARY_PATH },
       simulated,
     });
     if (role === "candidate") {
       // plugin/ lands in this start's HOME, which is removed when the engine stops: it is installed every start
-      const plugin = await installPlugin({
+      const plugin = await (container ? container.installPlugin.bind(container) : installPlugin)({
         runtime: env.ARENA_ENGINE_RUNTIME,
         engineDir: env.ARENA_ENGINE_DIR,
         scratchDir: scratch,
@@ -171,7 +193,7 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
           : new PodOutcome("void", `the candidate's plugin/ could not be installed: ${plugin.why}`);
       }
     }
-    const engine = await startEngine({
+    const engine = await (container ? container.start.bind(container) : startEngine)({
       role,
       engineDir: role === "candidate" ? env.ARENA_ENGINE_DIR : env.ARENA_STOCK_ENGINE_DIR,
       scratchDir: scratch,
@@ -180,6 +202,11 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
     });
     const entry = { engine, scratch };
     running.add(entry);
+    // the pod is ending (stopped, or at its deadline): an engine started meanwhile is stopped, not left behind
+    if (signal.aborted) {
+      await stop(entry);
+      throw new Error("the pod is ending");
+    }
     const healthy = await waitHealthy(engine, profile.healthTimeoutSeconds * 1000);
     if (role === "candidate") startupLog.push(...engine.log);
     if (!healthy.ok) {
@@ -200,13 +227,14 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
   async function stop(entry: { engine: RunningEngine; scratch: string }) {
     running.delete(entry);
     emit({ type: "engine", engine: entry.engine.role, state: "stopping" });
-    await stopEngine(entry.engine, identity, stopGraceMs, entry.scratch);
+    if (container) await container.stop(entry.engine, stopGraceMs);
+    else await stopEngine(entry.engine, identity, stopGraceMs, entry.scratch);
     emit({ type: "engine", engine: entry.engine.role, state: "stopped" });
   }
   const stopRole = async (engine: RunningEngine) => {
     for (const entry of running) if (entry.engine === engine) await stop(entry);
   };
-  const dead = (engine: RunningEngine) => engine.child.exitCode !== null || engine.child.signalCode !== null;
+  const dead = (engine: RunningEngine) => engine.hasExited();
 
   const seed = env.ARENA_SEED;
   const plan = planEvaluation(pool, { seed, task, profile });
@@ -319,18 +347,42 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
     emit({ type: "phase", phase: "checks-candidate", engine: "candidate" });
     const c = await start("candidate", protocol.engine.checksGpuMemoryUtilization);
     const endpointC = { baseUrl: c.url, model };
-    const greedyC = await sendGreedyProbes(endpointC, probePrompts, { tokenizer, maxTokens: profile.greedyMaxTokens });
-    const fidelityC = await scoreFixedTexts(endpointC, checkTexts, { tokenizer, template });
+    const greedyC = await sendGreedyProbes(endpointC, probePrompts, {
+      tokenizer,
+      maxTokens: profile.greedyMaxTokens,
+      onProgress: checkProgress(emit, "candidate", "greedy", probePrompts.length),
+    });
+    const fidelityC = await scoreFixedTexts(endpointC, checkTexts, {
+      tokenizer,
+      template,
+      onProgress: checkProgress(emit, "candidate", "fidelity", checkTexts.length),
+    });
     await stopRole(c);
     await waitDeviceIdle(device.probe, protocol.engine.deviceIdleMib, protocol.engine.deviceIdleTimeoutSeconds * 1000);
 
     emit({ type: "phase", phase: "checks-stock", engine: "stock" });
     const s = await start("stock", protocol.engine.checksGpuMemoryUtilization);
     const endpointS = { baseUrl: s.url, model };
-    const greedyS = await sendGreedyProbes(endpointS, probePrompts, { tokenizer, maxTokens: profile.greedyMaxTokens });
-    const fidelityS = await scoreFixedTexts(endpointS, checkTexts, { tokenizer, template });
-    const sampledC = await scoreSampledReplies(endpointS, candidateReplies, { tokenizer, template });
-    const sampledS = await scoreSampledReplies(endpointS, stockReplies, { tokenizer, template });
+    const greedyS = await sendGreedyProbes(endpointS, probePrompts, {
+      tokenizer,
+      maxTokens: profile.greedyMaxTokens,
+      onProgress: checkProgress(emit, "stock", "greedy", probePrompts.length),
+    });
+    const fidelityS = await scoreFixedTexts(endpointS, checkTexts, {
+      tokenizer,
+      template,
+      onProgress: checkProgress(emit, "stock", "fidelity", checkTexts.length),
+    });
+    const sampledC = await scoreSampledReplies(endpointS, candidateReplies, {
+      tokenizer,
+      template,
+      onProgress: checkProgress(emit, "stock", "sampled-candidate", candidateReplies.length),
+    });
+    const sampledS = await scoreSampledReplies(endpointS, stockReplies, {
+      tokenizer,
+      template,
+      onProgress: checkProgress(emit, "stock", "sampled-stock", stockReplies.length),
+    });
     await stopRole(s);
 
     // what went unanswered, and why, for the evaluation's log: the answers rule fails on the count alone
@@ -410,6 +462,26 @@ export async function runPod(env: AgentEnv, emit: Emit, signal: AbortSignal): Pr
     await counter.close();
     await dispatcher.close();
   }
+}
+
+/**
+ * A check's progress for the live page: "0 of n" as it starts, then at most one event a second while its requests
+ * settle, and always the last one.
+ */
+function checkProgress(
+  emit: Emit,
+  engine: Role,
+  check: "greedy" | "fidelity" | "sampled-candidate" | "sampled-stock",
+  total: number,
+): (settled: number, total: number) => void {
+  let last = Date.now();
+  emit({ type: "check-progress", engine, check, done: 0, total });
+  return (done, of) => {
+    const now = Date.now();
+    if (done < of && now - last < 1000) return;
+    last = now;
+    emit({ type: "check-progress", engine, check, done, total: of });
+  };
 }
 
 function relayJudgeEvent(

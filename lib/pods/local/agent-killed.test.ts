@@ -57,7 +57,7 @@ describe("a candidate engine that kills its agent, on a host without the sandbox
         /^the engine sandbox lacks 11 of its 12 properties: .*processes-unsignalable.* \(the sandbox is turned off \(ENGINE_SANDBOX=off\)\)$/,
       ),
     });
-    expect(events).toContainEqual({ type: "engine", engine: "candidate", state: "starting" });
+    expect(events).toContainEqual({ type: "engine", engine: "candidate", state: "starting", seq: expect.any(Number) });
     const result = events.find((e) => e.type === "result");
     expect(result, JSON.stringify(events.slice(-4))).toEqual({
       type: "result",

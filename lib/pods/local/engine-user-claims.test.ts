@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimEngineUser, livePodClaims } from "./engine-user-claims";
+import { claimEngineUser, livePodClaims, releasePodClaim } from "./engine-user-claims";
 
 let dir: string;
 beforeEach(async () => {
@@ -60,5 +60,30 @@ describe("engine user claims shared by a host's local pods", () => {
     expect((await claimEngineUser(dir, "local-e3-1")).user).toBe(b.user);
     await claimEngineUser(dir);
     expect(await livePodClaims(dir)).toEqual(new Set(["local-e1-1", "local-e3-1"]));
+  });
+
+  it("are never seen empty, while made or handed to their pod: a sweep never takes a live pod for a dead one", async () => {
+    // another worker's cgroup sweep reads every claim as it is written; an empty one would mark its pod dead
+    let empty = 0;
+    let reading = true;
+    const reader = (async () => {
+      while (reading) {
+        for (const name of await readdir(dir)) {
+          if (!/^arena-engine-\d+$/.test(name)) continue;
+          if ((await readFile(join(dir, name), "utf8").catch(() => null)) === "") empty += 1;
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    for (let i = 0; i < 150; i++) {
+      const claim = await claimEngineUser(dir, `local-pod-${i}`);
+      await claim.holdFor(process.pid);
+      expect(await livePodClaims(dir)).toEqual(new Set([`local-pod-${i}`]));
+      await (i % 2 === 0 ? claim.release() : releasePodClaim(`local-pod-${i}`, dir));
+    }
+    reading = false;
+    await reader;
+    expect(empty).toBe(0);
+    expect(await readdir(dir)).toEqual([]);
   });
 });

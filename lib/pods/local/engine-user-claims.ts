@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { link, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,11 +33,17 @@ export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR, podId?: 
     const user = `arena-engine-${i}`;
     const path = join(dir, user);
     for (let attempt = 0; attempt < 3; attempt++) {
+      // written whole aside, then linked into place (link fails when the claim exists): no reader, another claimer's
+      // stale check or a cgroup sweep, ever finds it empty and takes the pod for dead
+      const draft = `${path}.draft-${process.pid}-${randomBytes(4).toString("hex")}`;
+      await writeFile(draft, claimText(process.pid));
       try {
-        await writeFile(path, claimText(process.pid), { flag: "wx" });
+        await link(draft, path);
         return claimOf(user, path, claimText);
       } catch (error) {
         if (code(error) !== "EEXIST") throw error;
+      } finally {
+        await rm(draft, { force: true });
       }
       const holder = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
       if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) break;
@@ -63,7 +70,12 @@ export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR, podId?: 
 function claimOf(user: string, path: string, claimText: (pid: number) => string): EngineUserClaim {
   return {
     user,
-    holdFor: (pid) => writeFile(path, claimText(pid)),
+    // written aside, then renamed over the claim: a sweep reading it meanwhile never finds it empty (and the pod dead)
+    holdFor: async (pid) => {
+      const aside = `${path}.hold-${process.pid}-${randomBytes(4).toString("hex")}`;
+      await writeFile(aside, claimText(pid));
+      await rename(aside, path);
+    },
     release: () => rm(path, { force: true }),
   };
 }
@@ -78,4 +90,18 @@ export async function livePodClaims(dir: string = DEFAULT_CLAIMS_DIR): Promise<S
     if (podId && Number.isInteger(holder) && holder > 0 && processAlive(holder)) live.add(podId);
   }
   return live;
+}
+
+/**
+ * Releases the claim that names `podId`, whoever made it: a pod outlives the worker that claimed its user, and the
+ * worker that sees it end (re-attached, or stopping an orphan) hands the user back. A claim naming another pod is
+ * left alone.
+ */
+export async function releasePodClaim(podId: string, dir: string = DEFAULT_CLAIMS_DIR): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!/^arena-engine-\d+$/.test(name)) continue;
+    const path = join(dir, name);
+    const [, holder] = (await readFile(path, "utf8").catch(() => "")).trim().split(" ");
+    if (holder === podId) await rm(path, { force: true });
+  }
 }

@@ -51,8 +51,8 @@ describe("a local pod's sandbox, as the backend prepares it", () => {
       logDir: join(base, "logs", "local-e1-2"),
       agent,
     });
+    // nothing ties the pod to its worker (it outlives one killed outright, as a whole): no --pdeathsig
     expect([pod.command, ...pod.args]).toEqual([
-      ...["setpriv", "--pdeathsig", "SIGKILL", "--"],
       ...["unshare", ...UNSHARE_FLAGS, "--"],
       ...["bash", expect.stringMatching(/\/lib\/pods\/sandbox\/pod-init\.sh$/), agent.command, ...agent.args],
     ]);
@@ -96,7 +96,7 @@ describe("a local pod's sandbox, as the backend prepares it", () => {
     await expect(stat(workDir)).rejects.toThrow();
   });
 
-  it("on a host without namespaces: the agent on the host's paths, tied to its worker, every missing property named", async () => {
+  it("on a host without namespaces: the agent on the host's paths, every missing property named", async () => {
     const why = "unshare could not make the pod's namespaces: unshare: unshare failed: Operation not permitted";
     const host: HostSandbox = {
       root: true,
@@ -113,14 +113,7 @@ describe("a local pod's sandbox, as the backend prepares it", () => {
       logDir: join(base, "logs", "local-e1-3"),
       agent,
     });
-    expect([pod.command, ...pod.args]).toEqual([
-      "setpriv",
-      "--pdeathsig",
-      "SIGKILL",
-      "--",
-      agent.command,
-      ...agent.args,
-    ]);
+    expect([pod.command, ...pod.args]).toEqual([agent.command, ...agent.args]);
     expect(pod.paths.ARENA_ENGINE_DIR).toBe(launch.engineDir);
     expect(pod.paths.ARENA_SCRATCH_DIR).toBe(join(base, "pods", "local-e1-3", "scratch"));
     expect(pod.sandbox).toEqual({

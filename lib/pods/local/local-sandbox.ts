@@ -63,9 +63,11 @@ async function hostCovers(): Promise<Cover[]> {
  * - its work folder (root-only, under the arena's data folder): the engines' scratch and the stage its mounts are
  *   put together in;
  * - its engine cgroup, with the memory and process limits;
- * - the command: `setpriv --pdeathsig SIGKILL` (the pod dies with its worker) around `unshare` (the pod's own
- *   network with only loopback, PIDs, mounts, IPC and hostname) around pod-init.sh (PID 1, which reaps) around the
- *   agent, which makes the pod's mounts first of all (`ARENA_SANDBOX`).
+ * - the command: `unshare` (the pod's own network with only loopback, PIDs, mounts, IPC and hostname) around
+ *   pod-init.sh (PID 1, which reaps) around the agent, which makes the pod's mounts first of all (`ARENA_SANDBOX`).
+ *   Nothing ties the pod to its worker: it outlives one killed outright, as a whole (`unshare --kill-child`: when its
+ *   top process dies, so does the namespace's every process), until the next worker re-attaches to it or stops it,
+ *   or the agent ends it at its deadline.
  *
  * Whatever the host cannot give is left out and listed in `missing`, with why.
  */
@@ -96,7 +98,6 @@ export async function prepareLocalPod(input: {
     ARENA_SCRATCH_DIR: scratch,
     ...(launch.poolPath ? { ARENA_POOL_PATH: launch.poolPath } : {}),
   };
-  const prefix = host.setpriv ? ["setpriv", "--pdeathsig", "SIGKILL", "--"] : [];
   const sandbox: PodSandboxConfig = {
     mounts: [],
     loopback: namespaces,
@@ -105,7 +106,7 @@ export async function prepareLocalPod(input: {
     logDir: input.logDir,
   };
   let paths = hostPaths;
-  let spawnLine = [...prefix, input.agent.command, ...input.agent.args];
+  let spawnLine = [input.agent.command, ...input.agent.args];
   if (namespaces) {
     const stageDir = join(workDir, "stage");
     await mkdir(stageDir, { mode: 0o700 }).catch(() => undefined);
@@ -140,16 +141,7 @@ export async function prepareLocalPod(input: {
       ARENA_SCRATCH_DIR: POD_PATHS.scratch,
       ...(launch.poolPath ? { ARENA_POOL_PATH: POD_PATHS.pool } : {}),
     };
-    spawnLine = [
-      ...prefix,
-      "unshare",
-      ...UNSHARE_FLAGS,
-      "--",
-      "bash",
-      POD_INIT,
-      input.agent.command,
-      ...input.agent.args,
-    ];
+    spawnLine = ["unshare", ...UNSHARE_FLAGS, "--", "bash", POD_INIT, input.agent.command, ...input.agent.args];
   }
   // made last: nothing above may fail and leave it behind
   let cgroups: string[] = [];

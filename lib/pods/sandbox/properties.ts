@@ -141,11 +141,13 @@ export const SANDBOX_PROPERTIES: readonly SandboxProperty[] = [
   },
   {
     id: "pod-dies-with-agent",
-    promise: "when the pod agent or its worker dies, every process of the pod dies with it",
+    promise:
+      "when the pod agent dies, every process of the pod dies with it; a pod outlives its worker only as a whole, until the next worker re-attaches to it or stops it, and never past its deadline",
     section: "4",
     needs: ["namespaces"],
     probe: [],
-    outside: "a worker killed with SIGKILL leaves no engine process running within seconds",
+    outside:
+      "a worker killed with SIGKILL leaves its pod whole (every engine process in the pod's namespace), which the next worker stops whole once its evaluation is over; at its deadline no process of it is left",
   },
   {
     id: "inputs-deleted",

@@ -1,6 +1,18 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  copyFile,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,15 +22,18 @@ import { GET as events } from "@/app/api/submissions/[id]/events/route";
 import { POST as submit } from "@/app/api/submissions/route";
 import { db } from "../../db/client";
 import { packDirectory } from "../../engine-archive/pack-directory";
+import { moveEvaluation } from "../../evaluations/move-evaluation";
 import { repoRoot } from "../../evaluations/runtime";
 import { sealDirectory } from "../../fetch/seal-directory";
 import { DEV_POOL_PATH } from "../../judge";
 import { resetEventHubForTests } from "../../queue/event-hub";
+import { SIM_ENGINE_BIN, SIM_ENGINE_DIRS } from "../../sim-engine";
 import { type ArenaTestContext, setupArenaTestContext } from "../../testing/arena-test-context";
 import { serveHandler } from "../../testing/serve-handler";
 import { type SpawnedWorker, simulatedWorkerEnv, spawnWorker } from "../../testing/spawn-worker";
 import { type ReceivedEvent, readSse } from "../../testing/sse-client";
 import { until } from "../../testing/until";
+import { copyQwen3TokenizerFiles } from "../../tokenizer/packaged-qwen3";
 import { issueToken } from "../../tokens/issue-token";
 import { livePidsOf } from "../agent/engine-user";
 import { LocalPodBackend } from "../local/local-pod-backend";
@@ -199,6 +214,12 @@ async function engineLogs(podId: string): Promise<Record<string, string>> {
   return out;
 }
 
+/** The PID namespace of a local pod: its head (`unshare`) stays in the host's; its child, the pod's init, is PID 1 of the pod's. */
+async function pidNamespaceOfPod(head: number): Promise<string> {
+  const children = (await readFile(`/proc/${head}/task/${head}/children`, "utf8")).trim().split(/\s+/);
+  return readlink(`/proc/${children[0]}/ns/pid`);
+}
+
 const lineTime = (line: string) => {
   const t = Date.parse(line.slice(0, line.indexOf(" ")));
   return Number.isNaN(t) ? null : t;
@@ -319,9 +340,13 @@ describe("the engine sandbox on the local backend (as root)", () => {
     expect((await stat(join(dataDir, "pools", "test.jsonl"))).mode & 0o777).toBe(0o600);
   }, 600_000);
 
-  it("leaves no engine process running within seconds of its worker's SIGKILL (the pod's PID namespace)", async () => {
+  it("keeps a pod whole when its worker is killed (SIGKILL), until the next worker stops it; at its deadline it ends whole", async () => {
     for (const w of workers.splice(0)) await w.kill();
-    const worker = spawnWorker(simulatedWorkerEnv(ctx, dataDir, { REDIS_URL: `redis://127.0.0.1:${redisPort}` }));
+    const env = simulatedWorkerEnv(ctx, dataDir, {
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      RECONCILE_EVERY_MS: "2000",
+    });
+    const worker = spawnWorker(env);
     workers.push(worker);
     const inline = (await packDirectory(join(repoRoot(), "lib/sim-engine/engines/stock"))).toString("base64");
     const created = await submitEngine(inline, "dev");
@@ -338,25 +363,78 @@ describe("the engine sandbox on the local backend (as root)", () => {
       engineUser: string;
     };
     const uid = Number(execFileSync("id", ["-u", pidFile.engineUser], { encoding: "utf8" }));
-    expect((await livePidsOf(uid)).length).toBeGreaterThan(0);
+    const podNamespace = await pidNamespaceOfPod(pidFile.pid);
+    expect(podNamespace).not.toBe(await readlink("/proc/self/ns/pid"));
 
     await worker.kill("SIGKILL");
-    const killedAt = Date.now();
-    await until(async () => ((await livePidsOf(uid)).length === 0 ? true : undefined), 10_000, 50);
-    expect(Date.now() - killedAt).toBeLessThan(5_000);
-    // the pod's own process (setpriv, then unshare) has died with it: at most a zombie the host's init will reap
-    expect(processAlive(pidFile.pid)).toBe(false);
+    await new Promise((r) => setTimeout(r, 3_000));
+    // the pod outlives its worker only as a whole: its head, and its engine, every one of them in the pod's namespace
+    expect(processAlive(pidFile.pid)).toBe(true);
+    const engines = await livePidsOf(uid);
+    expect(engines.length).toBeGreaterThan(0);
+    for (const pid of engines) expect(await readlink(`/proc/${pid}/ns/pid`)).toBe(podNamespace);
 
-    // The next worker stops what the dead one left (as run-evaluation does for an older attempt): its cgroup and
-    // work folder go with it.
-    const next = new LocalPodBackend({ stateDir: join(dataDir, "local-pods"), agentEnv: {} });
-    expect((await next.list()).map((p) => p.podId)).toEqual([podId]);
-    await next.stop(podId);
-    expect(await next.list()).toEqual([]);
-    await expect(stat(join(dataDir, "local-pods", "pods", podId))).rejects.toThrow();
+    // its evaluation ends while no worker follows it (cancelled): the next worker's sweep stops it, whole
+    expect(await moveEvaluation(created.evaluationId, "cancelled", {})).toBe(true);
+    const next = spawnWorker(env);
+    workers.push(next);
+    await until(
+      async () => ((await livePidsOf(uid)).length === 0 && !processAlive(pidFile.pid) ? true : undefined),
+      120_000,
+      100,
+    );
+    await until(
+      async () => ((await readdir(join(dataDir, "local-pods", "pods"))).length === 0 ? true : undefined),
+      20_000,
+    );
     for (const controller of ["memory", "pids"])
       await expect(stat(`/sys/fs/cgroup/${controller}/arena-pods/${podId}`)).rejects.toThrow();
-  }, 300_000);
+
+    // a pod no worker follows ends at its deadline, and everything of it with it: the agent ends, its PID 1 with it,
+    // and the kernel kills what was left in the namespace
+    const inputs = join(hostTmp, "deadline-inputs");
+    await mkdir(join(inputs, "engine"), { recursive: true });
+    await writeFile(join(inputs, "engine", "launch.sh"), "#!/usr/bin/env bash\nsleep 600 & exec sleep 601\n", {
+      mode: 0o755,
+    });
+    await mkdir(join(inputs, "speculator"));
+    await mkdir(join(inputs, "target"));
+    await copyQwen3TokenizerFiles(join(inputs, "target"));
+    // a folder of its own: the running worker's sweep stops any pod of its folder whose evaluation it does not know
+    const backend = new LocalPodBackend({
+      stateDir: join(base, "deadline-pods"),
+      agentEnv: { ARENA_ENGINE_RUNTIME: "sim", ARENA_SIM_ENGINE: SIM_ENGINE_BIN, SIM_SPEED: "50" },
+    });
+    const startedAt = Date.now();
+    const pod = await backend.start({
+      evaluationId: "deadline-pod",
+      attempt: 1,
+      taskId: "qwen3-8b",
+      profile: "ci",
+      seed: 1,
+      engineDir: join(inputs, "engine"),
+      speculatorDir: join(inputs, "speculator"),
+      targetDir: join(inputs, "target"),
+      stockEngineDir: join(SIM_ENGINE_DIRS, "stock"),
+      deadlineSeconds: 30,
+    });
+    for await (const event of pod.events) if (event.type === "engine" && event.state === "starting") break;
+    pod.detach();
+    const deadlineUser = JSON.parse(
+      await readFile(join(base, "deadline-pods", "pods", `${pod.podId}.json`), "utf8"),
+    ) as { pid: number; engineUser: string };
+    const deadlineUid = Number(execFileSync("id", ["-u", deadlineUser.engineUser], { encoding: "utf8" }));
+    await until(async () => ((await livePidsOf(deadlineUid)).length > 0 ? true : undefined), 20_000, 100);
+    await until(async () => (processAlive(deadlineUser.pid) ? undefined : true), 60_000, 100);
+    // it ran until its deadline (30 s from its agent's start), not a moment less, and nothing of it is left
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(30_000);
+    expect(await livePidsOf(deadlineUid)).toEqual([]);
+    const ended = await backend.attach(pod.podId, 0);
+    for await (const _ of ended!.events) {
+      // read to its end
+    }
+    expect(await ended!.exited).toMatchObject({ kind: "failed", reason: "deadline-exceeded" });
+  }, 420_000);
 
   it("kills an engine's memory hog by its cgroup while its parent lives on, and kills every process of the cgroup", async () => {
     const host = await probeHostSandbox();

@@ -144,12 +144,14 @@ def see_and_signal(config):
     for marker in config.get("hostProcessMarkers", []):
         hits = [(p, c) for p, u, c in seen if marker in c and p != mine and "probe.py" not in c]
         attempt("see-process", "host-processes-hidden", marker, bool(hits), "; ".join(f"{p}: {c[:80]}" for p, c in hits))
+    signalled = 0
     for pid, uid, cmd in seen:
         if pid == mine:
             continue
         agentish = any(m in cmd for m in AGENT_MARKERS)
         if uid == me and not agentish:
             continue  # its own processes
+        signalled += 1
         try:
             os.kill(pid, 0)
             attempt("signal", "processes-unsignalable", f"pid {pid} (uid {uid}: {cmd[:60]})", True, "permitted")
@@ -162,12 +164,30 @@ def see_and_signal(config):
                 attempt("read", "no-arena-state", f"/proc/{pid}/environ", True, f"{len(got)} bytes")
             except OSError as e:
                 attempt("read", "no-arena-state", f"/proc/{pid}/environ", False, why(e))
+    if signalled == 0:
+        # a sandbox of its own uid alone (a container's PID namespace): no other process to signal is in sight
+        attempt("signal", "processes-unsignalable", "every process of another uid", False, "none visible")
     try:
         # a real SIGKILL, except as root (outside any sandbox), where it proves nothing and could do harm
+        before = init_start()
         os.kill(1, signal.SIGKILL if me != 0 else 0)
-        attempt("kill-init", "processes-unsignalable", "pid 1", True, "permitted")
+        time.sleep(0.2)
+        # the kernel drops, for a PID namespace's init, every signal it has no handler for, and kill(2) still says yes
+        if me != 0 and before is not None and init_start() == before:
+            attempt("kill-init", "processes-unsignalable", "pid 1", False, "permitted, but pid 1 lives on: dropped")
+        else:
+            attempt("kill-init", "processes-unsignalable", "pid 1", True, "permitted")
     except OSError as e:
         attempt("kill-init", "processes-unsignalable", "pid 1", False, why(e))
+
+
+def init_start():
+    """Pid 1's start time (its /proc stat's 22nd field), which a new pid 1 would not share; None when unreadable."""
+    try:
+        with open("/proc/1/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
 
 
 def files(config):
