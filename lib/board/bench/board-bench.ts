@@ -1,0 +1,152 @@
+/**
+ * The board's benchmark: `npx tsx lib/board/bench/board-bench.ts [--readers 50] [--requests 400] [--think-ms 1000]
+ * [--skip-saturation] [--url URL]` against DATABASE_URL's arena (seed it with seed-scale.ts: 10,000 evaluations, 1,000 accounts).
+ *
+ * Each target is read by `--readers` concurrent readers until `--requests` answers came back, after one cold read
+ * (the first after the boards changed): readers are people, who read a page for a while (a pause drawn uniformly
+ * from 0 to twice `--think-ms`) before they ask for the next; then once more with no pause at all, every reader
+ * asking again the moment an answer comes (saturation: the answers' rate is the server's, and a p95 past the target
+ * there says how many readers it takes to queue). In-process (the default) it times the server's own work for each answer:
+ * the data the page reads, through the same calls the page makes (`/`: both tasks' boards, the latest evaluations
+ * and the registration flag; `/tasks/<task>`: the task's board; an evaluation page: getEvaluationPage), and the route
+ * handler of `GET /api/protocol` with its body read; React's rendering of the page is not in it. With `--url` (a
+ * `next start` after `next build`, serving this database) it times whole HTTP answers, rendering included, from
+ * the request's write to the body's last byte. Every figure is printed beside its target.
+ */
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { GET as protocolRoute } from "@/app/api/protocol/route";
+import { getEvaluationPage } from "@/lib/board/get-evaluation";
+import { listBoard } from "@/lib/board/list-board";
+import { listLatestEvaluations } from "@/lib/board/list-latest";
+import { db } from "@/lib/db/client";
+import { TASK_IDS } from "@/lib/protocol";
+import { isRegistrationOpen } from "@/lib/settings/registration";
+
+const args = z
+  .object({
+    readers: z.coerce.number().int().min(1).max(1000).default(50),
+    requests: z.coerce.number().int().min(1).default(400),
+    url: z.string().url().optional(),
+    "think-ms": z.coerce.number().min(0).default(1000),
+    "skip-saturation": z.boolean().default(false),
+  })
+  .parse(
+    parseArgs({
+      options: {
+        readers: { type: "string" },
+        requests: { type: "string" },
+        url: { type: "string" },
+        "think-ms": { type: "string" },
+        "skip-saturation": { type: "boolean" },
+      },
+    }).values,
+  );
+
+interface Target {
+  name: string;
+  targetMs: number;
+  /** One answer: resolves when the whole of it is in hand. */
+  read: (i: number) => Promise<unknown>;
+}
+
+const quantile = (sorted: number[], p: number) => {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = (p / 100) * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
+};
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function measure(t: Target, thinkMs: number): Promise<void> {
+  const t0 = performance.now();
+  await t.read(0);
+  const cold = performance.now() - t0;
+  const times: number[] = [];
+  let next = 1;
+  const wall0 = performance.now();
+  await Promise.all(
+    Array.from({ length: args.readers }, async () => {
+      // readers arrive spread over one pause, not all at once
+      if (thinkMs > 0) await pause(Math.random() * 2 * thinkMs);
+      while (next <= args.requests) {
+        const i = next++;
+        const a = performance.now();
+        await t.read(i);
+        times.push(performance.now() - a);
+        if (thinkMs > 0) await pause(Math.random() * 2 * thinkMs);
+      }
+    }),
+  );
+  const wall = (performance.now() - wall0) / 1000;
+  times.sort((a, b) => a - b);
+  const p95 = quantile(times, 95);
+  console.log(
+    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms (target < ${t.targetMs} ms: ${p95 < t.targetMs ? "met" : "NOT met"})  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s`,
+  );
+}
+
+/** Evaluation ids to read pages of: scored ones mostly, some of every other state. */
+async function evaluationIds(): Promise<string[]> {
+  const scored = await db().evaluation.findMany({ where: { status: "scored" }, select: { id: true }, take: 300 });
+  const other = await db().evaluation.findMany({
+    where: { status: { not: "scored" } },
+    select: { id: true },
+    take: 100,
+  });
+  return [...scored, ...other].map((e) => e.id);
+}
+
+async function httpGet(url: string): Promise<void> {
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+}
+
+const counts = await db().evaluation.groupBy({ by: ["status"], _count: true });
+const accounts = await db().account.count();
+const total = counts.reduce((a, c) => a + c._count, 0);
+console.log(
+  `board benchmark: ${total} evaluations (${counts.map((c) => `${c._count} ${c.status}`).join(", ")}), ${accounts} accounts; ${args.readers} concurrent readers, ${args.requests} answers a target; ${args.url ? `HTTP against ${args.url} (whole answers, rendering included)` : "in-process: the pages' data reads and the route handler (server work, React rendering not included)"}`,
+);
+const ids = await evaluationIds();
+const pick = (i: number) => ids[i % ids.length]!;
+const targets: Target[] = args.url
+  ? [
+      { name: "GET /", targetMs: 50, read: () => httpGet(`${args.url}/`) },
+      ...TASK_IDS.map((t) => ({
+        name: `GET /tasks/${t}`,
+        targetMs: 50,
+        read: () => httpGet(`${args.url}/tasks/${t}`),
+      })),
+      {
+        name: "GET /evaluations/<id>",
+        targetMs: 50,
+        read: (i: number) => httpGet(`${args.url}/evaluations/${pick(i)}`),
+      },
+      { name: "GET /api/protocol", targetMs: 5, read: () => httpGet(`${args.url}/api/protocol`) },
+    ]
+  : [
+      {
+        name: "/ (its data)",
+        targetMs: 50,
+        read: () =>
+          Promise.all([
+            Promise.all(TASK_IDS.map((id) => listBoard(id))),
+            listLatestEvaluations(8),
+            isRegistrationOpen(),
+          ]),
+      },
+      ...TASK_IDS.map((t) => ({ name: `/tasks/${t} (its data)`, targetMs: 50, read: () => listBoard(t) })),
+      { name: "/evaluations/<id> (its data)", targetMs: 50, read: (i: number) => getEvaluationPage(pick(i)) },
+      { name: "GET /api/protocol (route handler)", targetMs: 5, read: () => protocolRoute().text() },
+    ];
+console.log(`${args.readers} readers, each pausing ${args["think-ms"]} ms on average between answers:`);
+for (const t of targets) await measure(t, args["think-ms"]);
+if (!args["skip-saturation"]) {
+  console.log(`${args.readers} readers asking again at once (saturation):`);
+  for (const t of targets) await measure(t, 0);
+}
+await db().$disconnect();

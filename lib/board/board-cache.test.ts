@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
+import { TASK_IDS } from "@/lib/protocol";
+import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
+import { seedScale } from "./bench/scale-fixture";
+import { boardVersion } from "./board-version";
+import { assembleBoard, listBoard } from "./list-board";
+import { type EntryRow, entryInclude, toEntry } from "./to-entry";
+
+let context: ArenaTestContext;
+
+beforeAll(async () => {
+  context = await setupArenaTestContext();
+  await seedScale(db(), { accounts: 60, evaluations: 400, seed: 7 });
+}, 120_000);
+
+afterAll(async () => {
+  await context?.teardown();
+});
+
+/** The board as it was read before: every scored row of the task with its record, through the same rules. */
+async function everyRowBoard(taskId: (typeof TASK_IDS)[number]) {
+  const rows = (await db().evaluation.findMany({
+    where: { status: "scored", submission: { taskId } },
+    include: entryInclude,
+    orderBy: { finishedAt: "desc" },
+  })) as EntryRow[];
+  return assembleBoard(taskId, rows.map(toEntry));
+}
+
+/** A new test-split, full-protocol evaluation of a participant that has none on the task yet, running. */
+async function runningEvaluation(taskId: (typeof TASK_IDS)[number]) {
+  const account = await db().account.create({ data: { name: `newcomer ${taskId}`, kind: "participant" } });
+  const submission = await db().submission.create({
+    data: {
+      accountId: account.id,
+      taskId,
+      split: "test",
+      protocolVersion: "1",
+      engineSource: "repository",
+      engineUri: "org/engine",
+      engineRevision: "a".repeat(40),
+      method: "a newcomer's method",
+      kind: "eagle3",
+    },
+  });
+  const evaluation = await db().evaluation.create({
+    data: { submissionId: submission.id, status: "running", attempt: 1, seed: 1, startedAt: new Date() },
+  });
+  return { id: evaluation.id, account: account.name };
+}
+
+describe("the boards at scale", () => {
+  it("are what the rules make of every scored row with its record, read from far fewer", async () => {
+    const zeroed = [];
+    for (const taskId of TASK_IDS) {
+      const board = await listBoard(taskId);
+      expect(board.participants.length).toBeGreaterThan(5);
+      expect(board.references.length).toBeGreaterThan(1);
+      expect(board.profiled.length).toBeGreaterThan(3);
+      zeroed.push(...board.participants.filter((e) => e.result?.score === 0));
+      expect(board).toEqual(await everyRowBoard(taskId));
+    }
+    // failed gates rank among them, with their reason
+    expect(zeroed.length).toBeGreaterThan(0);
+    expect(zeroed.every((e) => e.result?.reason)).toBe(true);
+  });
+
+  it("are read once per new score: the same board until an evaluation is scored, then the new one", async () => {
+    const first = await listBoard("qwen3-8b");
+    expect(await listBoard("qwen3-8b")).toBe(first);
+    const before = await boardVersion(db());
+    // a participant's evaluation on the test split under the full protocol, running, then scored above everyone
+    const running = await runningEvaluation("qwen3-8b");
+    const top = Math.max(...first.participants.map((e) => e.result?.score ?? 0)) + 1;
+    expect(
+      await moveEvaluation(running.id, "scored", { attempt: 1, data: { specscore: top, result: { score: top } } }),
+    ).toBe(true);
+    expect(await boardVersion(db())).not.toBe(before);
+    const after = await listBoard("qwen3-8b");
+    expect(after).not.toBe(first);
+    expect(after.participants[0]).toMatchObject({ evaluationId: running.id, rank: 1, account: running.account });
+    expect(after).toEqual(await everyRowBoard("qwen3-8b"));
+    // a state that is not a score changes nothing the boards show
+    const queued = await db().evaluation.findFirst({ where: { status: "queued" } });
+    await moveEvaluation(queued!.id, "cancelled", { reason: "withdrawn" });
+    expect(await listBoard("qwen3-8b")).toBe(after);
+  });
+
+  it("shares one read among readers who ask at once", async () => {
+    const running = await runningEvaluation("qwen35-27b");
+    await moveEvaluation(running.id, "scored", { attempt: 1, data: { specscore: 0.5, result: { score: 0.5 } } });
+    const boards = await Promise.all(Array.from({ length: 20 }, () => listBoard("qwen35-27b")));
+    expect(new Set(boards).size).toBe(1);
+  });
+});
