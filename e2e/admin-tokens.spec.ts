@@ -39,7 +39,29 @@ test.describe("operators and tokens", () => {
     expect(await page.content()).not.toContain(token);
     await keepScreenshot(page, testInfo, "admin");
 
+    // on a phone each token is a card: its Revoke button is on screen, not in a column past the edge
+    await page.setViewportSize({ width: 390, height: 844 });
+    const revoke = row.getByRole("button", { name: /^Revoke token/ });
+    await revoke.scrollIntoViewIfNeeded();
+    await expect(revoke).toBeVisible();
+    const box = (await revoke.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    await keepScreenshot(page, testInfo, "admin-tokens-phone");
+    await page.setViewportSize({ width: 1280, height: 720 });
+
+    // revoking cannot be undone: it asks first, and backing out changes nothing
     await row.getByRole("button", { name: /^Revoke token/ }).click();
+    const confirm = page.getByRole("dialog", { name: /^Revoke spa_/ });
+    await expect(confirm).toBeVisible();
+    await expect(confirm).toContainText("cannot be restored");
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await expect(confirm).toBeHidden();
+    await expect(row.getByRole("button", { name: /^Revoke token/ })).toBeFocused();
+    expect((await request.get("/api/budget", { headers })).status()).toBe(200);
+    await row.getByRole("button", { name: /^Revoke token/ }).click();
+    await keepScreenshot(page, testInfo, "admin-revoke-confirm");
+    await confirm.getByRole("button", { name: "Yes, revoke it" }).click();
     await expect(page.locator("tr", { hasText: name })).toContainText("revoked");
     const after = await request.get("/api/budget", { headers });
     expect(after.status()).toBe(401);
@@ -113,6 +135,12 @@ test.describe("operators and tokens", () => {
     await voidForm.getByLabel("Evaluation id").fill(evaluationId);
     await voidForm.getByLabel(/Reason/).fill("e2e: voided by the operators' test");
     await voidForm.getByRole("button", { name: "Void and refund" }).click();
+    await page
+      .getByRole("dialog", { name: "Void this evaluation and refund its charge?" })
+      .getByRole("button", {
+        name: "Yes, void it",
+      })
+      .click();
     await expect(page.getByText(`evaluation ${evaluationId} is void and its charge refunded`)).toBeVisible();
     await keepScreenshot(page, testInfo, "admin-voided");
 

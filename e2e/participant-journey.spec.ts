@@ -1,6 +1,16 @@
 import path from "node:path";
 import { expect, test } from "./support/arena";
-import { issueTokenInBrowser, keepScreenshot, signInAsAdmin, unique } from "./web-helpers";
+import { problemsAtBothWidths } from "./support/page-checks";
+import {
+  issueTokenInBrowser,
+  keepScreenshot,
+  markNoReload,
+  recordTexts,
+  seenTexts,
+  signInAsAdmin,
+  unique,
+  wasNotReloaded,
+} from "./web-helpers";
 
 const eagleEngine = path.resolve(import.meta.dirname, "../lib/sim-engine/engines/eagle");
 
@@ -21,10 +31,31 @@ test("a participant signs in with a token, submits, watches the evaluation live 
   await page.getByLabel("Arena token").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByTestId("account-name")).toHaveText(participant);
+  // the sign-in form gave way to the submission form: focus is on its heading, not lost to <body>
+  await expect(page.getByRole("heading", { level: 2, name: `Signed in as ${participant}` })).toBeFocused();
   await expect(page.getByTestId("budget-line")).toContainText("20 of 20 dev evaluations left on qwen3-8b");
+  // the signed-in form, which no address shows: on a phone and a desktop, nothing sideways, nothing serious for axe
+  expect(await problemsAtBothWidths(page, "/submit signed in")).toEqual([]);
+
+  // The profile follows the split: a dev run (never ranked) is a short smoke run, a test run the ranked full one;
+  // each says how long it takes.
+  const profile = page.getByLabel("Profile");
+  const note = page.getByTestId("profile-note");
+  await expect(profile).toHaveValue("smoke");
+  await expect(note).toContainText("never ranked");
+  await expect(note).toContainText(/about .* here|at least .* \(its timed passes/);
+  await page.getByLabel(/test \(hidden, scored\)/).check();
+  await expect(profile).toHaveValue("full");
+  await expect(profile.locator("option:checked")).toHaveText("full: the protocol as published (ranked)");
+  await expect(note).toContainText("Ranked on the board.");
+  await expect(note).toContainText(/at least 57 min|about/);
 
   await page.getByLabel("Task").selectOption("qwen3-8b");
   await page.getByLabel(/dev \(public sessions\)/).check();
+  await expect(profile).toHaveValue("smoke");
+  await expect(profile.locator('option[value="full"]')).toHaveText(
+    "full: the protocol as published (not ranked on dev)",
+  );
   await page.getByLabel(/a folder \(packed here/).check();
   await page.getByLabel(/Engine folder/).setInputFiles(eagleEngine);
   const method = unique("e2e EAGLE-like sim");
@@ -37,9 +68,8 @@ test("a participant signs in with a token, submits, watches the evaluation live 
   await page.waitForURL(/\/evaluations\/[a-z0-9]+$/, { timeout: 60_000 });
   const evaluationId = page.url().split("/").pop()!;
   // A marker that a reload would wipe: the page must update in place.
-  await page.evaluate(() => {
-    (window as unknown as { arenaNoReload: boolean }).arenaNoReload = true;
-  });
+  await markNoReload(page);
+  await recordTexts(page, ["live-phase", "live-gpu-time", "live-checks", "live-ratio", "live-memory"]);
   await expect(page.getByRole("heading", { level: 1, name: method })).toBeVisible();
   await expect(page.getByText("run under a test profile: not ranked on the public board")).toBeVisible();
   await expect(page.getByRole("heading", { name: "Live progress" })).toBeVisible();
@@ -60,6 +90,8 @@ test("a participant signs in with a token, submits, watches the evaluation live 
     passBars = Math.max(passBars, await page.getByTestId("live-passes").locator("li").count());
     if (!shotLive && passBars > 0) {
       await keepScreenshot(page, testInfo, "evaluation-live");
+      // the live panel as it runs holds to what every page does, at both widths
+      expect(await problemsAtBothWidths(page, "a running evaluation's page")).toEqual([]);
       shotLive = true;
     }
     await page.waitForTimeout(500);
@@ -67,12 +99,36 @@ test("a participant signs in with a token, submits, watches the evaluation live 
   await expect(page.getByTestId("specscore")).toBeVisible();
   expect([...seen].some((s) => ["fetching", "running", "checking"].includes(s))).toBe(true);
   expect(passBars).toBeGreaterThan(0);
-  expect(await page.evaluate(() => (window as unknown as { arenaNoReload?: boolean }).arenaNoReload)).toBe(true);
+  expect(await wasNotReloaded(page)).toBe(true);
+
+  // What the live panel said on the way: phases in words, GPU time counting, each check's progress, the ratio so far.
+  const live = await seenTexts(page);
+  expect(live["live-phase"]).toEqual(
+    expect.arrayContaining(["Timed passes: the candidate", "Timed passes: the stock engine"]),
+  );
+  expect(live["live-phase"]!.join(" ")).not.toMatch(/candidate-timed|stock-timed|checks-(candidate|stock)/);
+  const gpu = live["live-gpu-time"]!.filter((t) => t !== "—");
+  expect(gpu.length, `GPU time shown: ${gpu.join(", ")}`).toBeGreaterThan(2);
+  expect(gpu.some((t) => t !== "0 s")).toBe(true);
+  expect(live["live-checks"]!.join(" ")).toMatch(/Greedy probes, on the candidate\s*\d+ of \d+/);
+  expect(live["live-checks"]!.join(" ")).toMatch(/Scoring the candidate's sampled replies, on the stock engine/);
+  expect(live["live-ratio"]!.join(" ")).toMatch(/solo \d+\.\d{2}×/);
+  // device memory is held to its limit, not to the device's size
+  expect(live["live-memory"]!.join(" ")).toMatch(/\d+\.\d GiB of its \d+\.\d GiB limit/);
 
   await expect(page.getByTestId("verdict")).toBeVisible();
   await expect(page.getByRole("heading", { name: "Lossless gate" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Speculation" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Everything the judge recorded" })).toBeVisible();
+  // Its GPU time is what it held the slot for, not 0.
+  await expect(page.locator("dt", { hasText: "GPU time" }).locator("xpath=following-sibling::dd[1]")).not.toHaveText(
+    "0 s",
+  );
+  // Each pass's speed, and TTFT and TPOT, are in a table under their chart too.
+  const passTable = page.getByTestId("chart-table").first();
+  await passTable.getByText("The figures as a table").click();
+  await expect(passTable.locator("tbody tr")).toHaveCount(9);
+  await expect(passTable.locator("tbody")).toContainText("tok/s");
   await keepScreenshot(page, testInfo, "evaluation-scored");
 
   await page.goto("/tasks/qwen3-8b");

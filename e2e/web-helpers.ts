@@ -39,3 +39,41 @@ export async function issueTokenInBrowser(page: Page, accountName: string): Prom
 }
 
 export const unique = (label: string) => `${label} ${Date.now().toString(36)}`;
+
+/** A marker a reload would wipe: a page that still has it was updated in place. */
+export async function markNoReload(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (window as unknown as { arenaNoReload: boolean }).arenaNoReload = true;
+  });
+}
+
+export async function wasNotReloaded(page: Page): Promise<boolean> {
+  return (await page.evaluate(() => (window as unknown as { arenaNoReload?: boolean }).arenaNoReload)) === true;
+}
+
+/**
+ * Records, from now on and without polling, every text the elements with these test ids show (a MutationObserver
+ * in the page), so a test sees states that last less than its own checks would catch. Read back with `seenTexts`.
+ */
+export async function recordTexts(page: Page, testIds: string[]): Promise<void> {
+  await page.evaluate((ids) => {
+    const seen: Record<string, string[]> = Object.fromEntries(ids.map((id) => [id, []]));
+    (window as unknown as { arenaSeen: Record<string, string[]> }).arenaSeen = seen;
+    const read = () => {
+      for (const id of ids) {
+        for (const element of document.querySelectorAll(`[data-testid="${id}"]`)) {
+          const text = (element.textContent ?? "").trim();
+          const list = seen[id]!;
+          if (text && list.at(-1) !== text) list.push(text);
+        }
+      }
+    };
+    read();
+    new MutationObserver(read).observe(document.body, { subtree: true, childList: true, characterData: true });
+  }, testIds);
+}
+
+/** What `recordTexts` saw, per test id, in order (each change once). */
+export async function seenTexts(page: Page): Promise<Record<string, string[]>> {
+  return page.evaluate(() => (window as unknown as { arenaSeen: Record<string, string[]> }).arenaSeen);
+}

@@ -2,10 +2,15 @@ import type { Metadata } from "next";
 import { AttentionLayout } from "@/components/board/attention-layout";
 import { BoardTable } from "@/components/board/board-table";
 import { LatestList } from "@/components/board/latest-list";
+import { LiveRefresh } from "@/components/board/live-refresh";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import { Section } from "@/components/ui/section";
+import { countActiveEvaluations } from "@/lib/board/count-active";
 import { listBoard } from "@/lib/board/list-board";
-import { listLatestEvaluations } from "@/lib/board/list-latest";
+import { listRecentEvaluations } from "@/lib/board/list-recent";
+import { profileTimings, timingWords } from "@/lib/board/profile-timing";
 import { env } from "@/lib/env";
+import { recentDurations } from "@/lib/evaluations/recent-durations";
 import { contactLink } from "@/lib/kit/operators-contact";
 import { currentProtocol, TASK_IDS } from "@/lib/protocol";
 import { isRegistrationOpen } from "@/lib/settings/registration";
@@ -15,15 +20,20 @@ export const metadata: Metadata = { title: { absolute: "SpeculatorArena" } };
 
 export default async function HomePage() {
   const protocol = currentProtocol();
-  const [boards, latest, registrationOpen] = await Promise.all([
+  const [boards, latest, tests, registrationOpen, active, durations] = await Promise.all([
     Promise.all(TASK_IDS.map((id) => listBoard(id))),
-    listLatestEvaluations(8),
+    listRecentEvaluations({ limit: 8, profiles: "full" }),
+    listRecentEvaluations({ limit: 5, profiles: "test" }),
     isRegistrationOpen(),
+    countActiveEvaluations(),
+    recentDurations(),
   ]);
+  const timings = new Map(profileTimings(protocol.profiles, durations).map((t) => [t.name, timingWords(t)]));
   const url = env().ARENA_PUBLIC_URL;
   const contact = contactLink(env().OPERATORS_CONTACT);
   return (
     <div className="space-y-12">
+      <LiveRefresh live={active > 0} />
       <section aria-labelledby="leaderboard">
         <h1 id="leaderboard" className="text-2xl font-semibold">
           Leaderboard
@@ -34,7 +44,7 @@ export default async function HomePage() {
         {boards.map((board) => {
           const task = protocol.tasks[board.taskId as keyof typeof protocol.tasks];
           return (
-            <div key={board.taskId} className="mt-8">
+            <div key={board.taskId} className="mt-8" data-testid={`board-${task.id}`}>
               <div className="flex flex-wrap items-baseline justify-between gap-2">
                 <h2 className="text-xl font-semibold">{task.name}</h2>
                 <a href={`/tasks/${task.id}`}>full board →</a>
@@ -107,8 +117,27 @@ export default async function HomePage() {
       </Section>
 
       <Section id="latest" title="Latest evaluations" aside={<a href="/evaluations">All →</a>}>
+        <p className="mt-1 max-w-prose text-sm text-slate-700">
+          Under the protocol, newest change first: each at the time it was queued, started or finished.
+        </p>
         <div className="mt-2">
-          <LatestList entries={latest} />
+          <LatestList
+            entries={latest}
+            empty={
+              <>
+                Nothing has been submitted yet. <a href="/submit">Submit the first speculator</a>.
+              </>
+            }
+          />
+        </div>
+      </Section>
+
+      <Section id="latest-tests" title="Test-profile runs" aside={<a href="/evaluations#test-profiles">All →</a>}>
+        <p className="mt-1 max-w-prose text-sm text-slate-700">
+          Shortened runs for demos and automated tests, labelled with their profile and never ranked.
+        </p>
+        <div className="mt-2">
+          <LatestList entries={tests} empty="No run under a test profile yet." />
         </div>
       </Section>
 
@@ -139,18 +168,22 @@ export default async function HomePage() {
           The client is in the <a href="/kit.tar.gz">kit</a> (or <a href="/client.py">client.py</a> alone; Python 3.9+,
           nothing to install).
         </p>
-        <pre className="mt-3 overflow-x-auto rounded bg-slate-900 p-4 text-sm text-slate-100">
-          <code>{`# with the token the operators gave you
+        <ScrollRegion label="Submitting with the Python client" scroll="both" className="mt-3 rounded bg-slate-900">
+          <pre className="p-4 text-sm text-slate-100">
+            <code>{`# with the token the operators gave you
 export SPECULATORARENA_URL=${url}
 export SPECULATORARENA_TOKEN=spa_...
 curl -sL $SPECULATORARENA_URL/kit.tar.gz | tar xz && cd speculatorarena-kit
-# a speculator on Hugging Face and the engine directory that serves it
-python3 -m speculatorarena.client submit --task qwen3-8b --split dev \\
+# a first look on the public sessions: the smoke profile, ${timings.get("smoke") ?? "a few minutes"}
+python3 -m speculatorarena.client submit --task qwen3-8b --split dev --profile smoke \\
   --engine my-engine/ --speculator org/repo@<commit> \\
-  --method "EAGLE-3 k=4" --kind eagle3
-# its gates and its SpecScore
-python3 -m speculatorarena.client status <id>`}</code>
-        </pre>
+  --method "EAGLE-3 k=4" --kind eagle3 --wait
+# the ranked run: the hidden sessions under the full protocol, ${timings.get("full") ?? "about an hour"}
+python3 -m speculatorarena.client submit --task qwen3-8b --split test \\
+  --engine my-engine/ --speculator org/repo@<commit> \\
+  --method "EAGLE-3 k=4" --kind eagle3`}</code>
+          </pre>
+        </ScrollRegion>
       </Section>
     </div>
   );

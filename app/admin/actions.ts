@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { ZodError } from "zod";
+import { measureReferences } from "@/lib/admin/measure-references";
 import { runReference } from "@/lib/admin/run-reference";
 import { voidEvaluation } from "@/lib/admin/void-evaluation";
 import { requireAdmin } from "@/lib/auth/admin-session";
@@ -64,6 +65,26 @@ export async function runReferenceAction(_prev: ActionState, form: FormData): Pr
     });
     revalidatePath("/admin");
     return { ok: true, message: `${created.referenceKey} queued`, evaluationId: created.evaluationId };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+export async function measureReferencesAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  try {
+    await requireAdmin();
+    const profile = text(form, "profile");
+    const measured = await measureReferences({ profile, split: text(form, "split") as "test" });
+    revalidatePath("/admin");
+    revalidatePath("/");
+    const skipped =
+      measured.skipped.length > 0
+        ? `; not on this runtime: ${measured.skipped.map((r) => `${r.taskId} ${r.referenceKey}`).join(", ")}`
+        : "";
+    return {
+      ok: true,
+      message: `${measured.queued.length} reference evaluations queued under ${profile}: ${measured.queued.map((r) => `${r.taskId} ${r.referenceKey}`).join(", ")}${skipped}`,
+    };
   } catch (error) {
     return failure(error);
   }

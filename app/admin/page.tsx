@@ -1,15 +1,21 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { IssueTokenForm } from "@/components/admin/issue-token-form";
+import { LiveQueue } from "@/components/admin/live-queue";
+import { MeasureReferencesForm } from "@/components/admin/measure-references-form";
 import { RunReferenceForm } from "@/components/admin/run-reference-form";
 import { SignOutButton } from "@/components/admin/sign-out-button";
 import { VoidForm } from "@/components/admin/void-form";
-import { type Column, DataTable, type TableSpec } from "@/components/ui/data-table";
+import { ConfirmSubmit } from "@/components/ui/confirm-submit";
+import { DataTable, type TableSpec } from "@/components/ui/data-table";
 import { Section } from "@/components/ui/section";
-import { listQueue, type QueueRow } from "@/lib/admin/list-queue";
+import { listQueue } from "@/lib/admin/list-queue";
+import { referencePlan } from "@/lib/admin/measure-references";
 import { currentAdmin } from "@/lib/auth/admin-session";
 import { formatShortTime } from "@/lib/board/format";
+import { profileTimings, timingWords } from "@/lib/board/profile-timing";
 import { env } from "@/lib/env";
+import { recentDurations } from "@/lib/evaluations/recent-durations";
 import { referenceEngine } from "@/lib/pods/reference-engines/reference-engines";
 import { currentProtocol } from "@/lib/protocol";
 import { isRegistrationOpen } from "@/lib/settings/registration";
@@ -42,51 +48,35 @@ const TOKEN_TABLE: TableSpec<TokenListing> = {
         ) : (
           <form action={revokeTokenAction}>
             <input type="hidden" name="tokenId" value={t.id} />
-            <button
-              type="submit"
-              className="rounded border border-red-700 px-2 py-1 text-red-800 hover:bg-red-50"
-              aria-label={`Revoke token ${t.prefix} of ${t.accountName}`}
+            <ConfirmSubmit
+              tone="danger-outline"
+              ariaLabel={`Revoke token ${t.prefix} of ${t.accountName}`}
+              title={`Revoke ${t.prefix}… of ${t.accountName}?`}
+              description={
+                <p>
+                  The token stops working at once, on the API and in the clients, and cannot be restored: the account
+                  will need a new token to submit again.
+                </p>
+              }
+              confirmLabel="Yes, revoke it"
             >
               Revoke
-            </button>
+            </ConfirmSubmit>
           </form>
         ),
     },
   ],
 };
 
-const POD_COLUMN: Column<QueueRow> = {
-  header: "Pod · worker",
-  className: "font-mono text-xs",
-  cell: (r) => `${r.podId ?? "—"} · ${r.leaseOwner ?? "—"} (attempt ${r.attempt})`,
-};
-
-/** The queue's table; the pod column only where evaluations have one (the running). */
-const QUEUE_TABLE: TableSpec<QueueRow> = {
-  minWidth: "min-w-[52rem]",
-  rowKey: (r) => r.evaluationId,
-  columns: [
-    {
-      header: "Evaluation",
-      className: "font-mono text-xs",
-      cell: (r) => <a href={`/evaluations/${r.evaluationId}`}>{r.evaluationId}</a>,
-    },
-    { header: "Account", cell: (r) => r.account },
-    { header: "Task · split · profile", cell: (r) => `${r.taskId} · ${r.split} · ${r.profile}` },
-    { header: "State · phase", cell: (r) => `${r.status}${r.phase ? ` · ${r.phase}` : ""}` },
-    POD_COLUMN,
-    { header: "Queued", className: "tabular-nums", cell: (r) => formatShortTime(r.queuedAt) },
-  ],
-};
-const QUEUE_TABLE_NO_POD: TableSpec<QueueRow> = {
-  ...QUEUE_TABLE,
-  columns: QUEUE_TABLE.columns.filter((c) => c !== POD_COLUMN),
-};
-
 export default async function AdminPage() {
   const admin = await currentAdmin();
   if (!admin) redirect("/admin/sign-in?callbackUrl=%2Fadmin");
-  const [tokens, registrationOpen, queue] = await Promise.all([listTokens(), isRegistrationOpen(), listQueue()]);
+  const [tokens, registrationOpen, queue, durations] = await Promise.all([
+    listTokens(),
+    isRegistrationOpen(),
+    listQueue(),
+    recentDurations(),
+  ]);
   const protocol = currentProtocol();
   // Only the references an engine plays on this arena's runtime are offered; the rest say why not.
   const runtime = env().ENGINE_RUNTIME;
@@ -100,6 +90,10 @@ export default async function AdminPage() {
     };
   });
   const unavailable = tasks.flatMap((t) => t.unavailable.map((why) => `${t.id} ${why}`));
+  const timings = profileTimings(protocol.profiles, durations).map((t) => ({
+    name: t.name,
+    duration: timingWords(t),
+  }));
 
   return (
     <div className="space-y-10">
@@ -146,6 +140,13 @@ export default async function AdminPage() {
             ? "on this arena the simulated engine plays each reference."
             : "on this arena each reference runs its own engine directory on the pinned vLLM."}
         </p>
+        <h3 className="pt-2 font-semibold">Every reference at once</h3>
+        <MeasureReferencesForm
+          count={referencePlan(runtime).runnable.length}
+          profiles={timings}
+          defaultProfile={runtime === "sim" ? "smoke" : "full"}
+        />
+        <h3 className="pt-4 font-semibold">One reference</h3>
         <RunReferenceForm tasks={tasks} profiles={protocol.profiles.map((p) => p.name)} />
         {unavailable.length > 0 ? (
           <div className="text-sm text-slate-700" data-testid="references-unavailable">
@@ -159,9 +160,8 @@ export default async function AdminPage() {
         ) : null}
       </Section>
 
-      <Section id="queue" title="Queue and running pods" className="space-y-4">
-        <QueueTable caption="Running" rows={queue.running} empty="No evaluation is running." showPod />
-        <QueueTable caption="Queued" rows={queue.queued} empty="The queue is empty." />
+      <Section id="queue" title="Queue and running pods" className="space-y-2">
+        <LiveQueue initial={queue} />
       </Section>
 
       <Section id="void" title="Void and refund" className="space-y-2">
@@ -171,36 +171,6 @@ export default async function AdminPage() {
         </p>
         <VoidForm />
       </Section>
-    </div>
-  );
-}
-
-function QueueTable({
-  caption,
-  rows,
-  empty,
-  showPod = false,
-}: {
-  caption: string;
-  rows: QueueRow[];
-  empty: string;
-  showPod?: boolean;
-}) {
-  return (
-    <div>
-      <h3 className="font-semibold">
-        {caption} ({rows.length})
-      </h3>
-      {rows.length === 0 ? (
-        <p className="text-sm text-slate-600">{empty}</p>
-      ) : (
-        <DataTable
-          className="mt-1"
-          spec={showPod ? QUEUE_TABLE : QUEUE_TABLE_NO_POD}
-          rows={rows}
-          caption={`${caption} evaluations`}
-        />
-      )}
     </div>
   );
 }

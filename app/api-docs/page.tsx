@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import { Section } from "@/components/ui/section";
 import { env } from "@/lib/env";
 import { openApiDocument } from "@/lib/openapi/document";
@@ -70,7 +71,7 @@ export default function ApiDocsPage() {
                     body: <SchemaLink schema={op.requestBody.content["application/json"]?.schema} />
                   </p>
                 ) : null}
-                <table className="mt-2 text-sm">
+                <table className="mt-2 text-sm [overflow-wrap:anywhere]">
                   <caption className="sr-only">
                     {method.toUpperCase()} {path} responses
                   </caption>
@@ -99,9 +100,11 @@ export default function ApiDocsPage() {
           {Object.entries(doc.components.schemas).map(([name, schema]) => (
             <article key={name} id={`schema-${name}`}>
               <h3 className="font-semibold">{name}</h3>
-              <pre className="mt-1 max-h-96 overflow-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
-                <code>{JSON.stringify(schema, null, 2)}</code>
-              </pre>
+              <ScrollRegion label={`The ${name} schema`} scroll="both" className="mt-1 max-h-96 rounded bg-slate-900">
+                <pre className="p-3 text-xs text-slate-100">
+                  <code>{JSON.stringify(schema, null, 2)}</code>
+                </pre>
+              </ScrollRegion>
             </article>
           ))}
         </div>

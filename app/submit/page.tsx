@@ -1,11 +1,15 @@
 import type { Metadata } from "next";
+import { profileTimings, timingWords } from "@/lib/board/profile-timing";
+import { recentDurations } from "@/lib/evaluations/recent-durations";
 import { currentProtocol } from "@/lib/protocol";
 import { SubmitForm } from "./submit-form";
 
+export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Submit" };
 
-export default function SubmitPage() {
+export default async function SubmitPage() {
   const p = currentProtocol();
+  const timings = profileTimings(p.profiles, await recentDurations());
   return (
     <div className="space-y-6">
       <header>
@@ -18,7 +22,7 @@ export default function SubmitPage() {
       <SubmitForm
         tasks={Object.values(p.tasks).map((t) => ({ id: t.id, name: t.name }))}
         kinds={["ngram", "suffix", "draft", "eagle3", "mtp", "other"]}
-        profiles={p.profiles.map((x) => ({ name: x.name, description: x.description }))}
+        profiles={timings.map((t) => ({ name: t.name, description: t.description, duration: timingWords(t) }))}
         inlineMaxChars={p.submission.engineInlineMaxChars}
         methodMaxChars={p.submission.methodMaxChars}
       />

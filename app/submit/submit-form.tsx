@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, useCallback, useEffect, useId, useState } from "react";
+import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from "react";
 import { TableBody, TableHead, type TableSpec } from "@/components/ui/data-table";
 import { formFields, SelectField, TextField } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-error";
@@ -86,7 +86,8 @@ export function SubmitForm({
 }: {
   tasks: { id: string; name: string }[];
   kinds: string[];
-  profiles: { name: string; description: string }[];
+  /** Each profile with what one evaluation under it takes here ("about 1 h 04 min here (median of …)"). */
+  profiles: { name: string; description: string; duration: string }[];
   inlineMaxChars: number;
   methodMaxChars: number;
 }) {
@@ -101,6 +102,13 @@ export function SubmitForm({
   const hydrated = useHydrated();
   const [taskId, setTaskId] = useState(tasks[0]?.id ?? "");
   const [split, setSplit] = useState<"dev" | "test">("dev");
+  // the profile follows the split: a dev run is never ranked, so it defaults to the short smoke profile, and a test
+  // run to the full protocol that ranks it; either can still be changed by hand
+  const profileFor = (s: "dev" | "test") =>
+    s === "test" ? "full" : (profiles.find((p) => p.name === "smoke")?.name ?? profiles[0]?.name ?? "full");
+  const [profile, setProfile] = useState(() => profileFor("dev"));
+  const signedInHeading = useRef<HTMLHeadingElement>(null);
+  const focusOnSignIn = useRef(false);
   const [engineFrom, setEngineFrom] = useState<"folder" | "archive">("folder");
   const [folder, setFolder] = useState<FileList | null>(null);
   const [archive, setArchive] = useState<File | null>(null);
@@ -128,6 +136,14 @@ export function SubmitForm({
     const saved = sessionStorage.getItem(TOKEN_KEY);
     if (saved) void signIn(saved);
   }, [signIn]);
+
+  // after an explicit sign-in the form replaces the one that had focus: move focus to its heading, not to <body>
+  useEffect(() => {
+    if (account && focusOnSignIn.current) {
+      focusOnSignIn.current = false;
+      signedInHeading.current?.focus();
+    }
+  }, [account]);
 
   const line = account?.budget.find((b) => b.taskId === taskId && b.split === split);
   const exhausted = line?.remaining === 0;
@@ -161,7 +177,6 @@ export function SubmitForm({
       const specUri = String(form.get("speculator-uri") ?? "").trim();
       const specRevision = String(form.get("speculator-revision") ?? "").trim();
       const method = String(form.get("method") ?? "").trim();
-      const profile = String(form.get("profile") ?? "full");
       const body = {
         task_id: taskId,
         split,
@@ -194,6 +209,7 @@ export function SubmitForm({
         className="max-w-md space-y-3"
         onSubmit={(e) => {
           e.preventDefault();
+          focusOnSignIn.current = true;
           void signIn(token);
         }}
       >
@@ -219,11 +235,13 @@ export function SubmitForm({
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_20rem]">
       <form method="post" onSubmit={onSubmit} className="space-y-5" aria-describedby={`${id}-who`}>
-        <p id={`${id}-who`} className="text-sm text-slate-700">
-          Signed in as{" "}
-          <span className="font-semibold" data-testid="account-name">
-            {account.name}
-          </span>
+        <div id={`${id}-who`} className="text-sm text-slate-700">
+          <h2 ref={signedInHeading} tabIndex={-1} className="inline text-sm font-normal">
+            Signed in as{" "}
+            <span className="font-semibold" data-testid="account-name">
+              {account.name}
+            </span>
+          </h2>
           .{" "}
           <button
             type="button"
@@ -236,7 +254,7 @@ export function SubmitForm({
           >
             Sign out
           </button>
-        </p>
+        </div>
         <div className="grid gap-4 sm:grid-cols-2">
           <SelectField
             {...field("task", "Task")}
@@ -250,7 +268,16 @@ export function SubmitForm({
             <div className="mt-2 flex gap-4">
               {(["dev", "test"] as const).map((s) => (
                 <label key={s} className="inline-flex items-center gap-1.5">
-                  <input type="radio" name="split" value={s} checked={split === s} onChange={() => setSplit(s)} />
+                  <input
+                    type="radio"
+                    name="split"
+                    value={s}
+                    checked={split === s}
+                    onChange={() => {
+                      setSplit(s);
+                      setProfile(profileFor(s));
+                    }}
+                  />
                   {s === "dev" ? "dev (public sessions)" : "test (hidden, scored)"}
                 </label>
               ))}
@@ -354,19 +381,36 @@ export function SubmitForm({
           />
           <SelectField {...field("kind", "Kind")} name="kind" defaultValue="eagle3" options={kinds} />
         </div>
-        <SelectField
-          {...field("profile", "Profile")}
-          name="profile"
-          defaultValue="full"
-          className="sm:w-auto"
-          options={profiles.map((p) => ({
-            value: p.name,
-            label:
-              p.name === "full"
-                ? "full: the protocol as published (ranked)"
-                : `${p.name}: test profile, labelled, never ranked`,
-          }))}
-        />
+        <div>
+          <SelectField
+            {...field("profile", "Profile")}
+            name="profile"
+            value={profile}
+            onChange={(e) => setProfile(e.target.value)}
+            className="sm:w-auto"
+            aria-describedby={`${id}-profile-note`}
+            options={profiles.map((p) => ({
+              value: p.name,
+              label:
+                p.name === "full"
+                  ? `full: the protocol as published (${split === "test" ? "ranked" : "not ranked on dev"})`
+                  : `${p.name}: test profile, labelled, never ranked`,
+            }))}
+          />
+          <p id={`${id}-profile-note`} className="mt-1 text-sm text-slate-700" data-testid="profile-note">
+            {(() => {
+              const chosen = profiles.find((p) => p.name === profile);
+              if (!chosen) return null;
+              const ranked =
+                chosen.name === "full"
+                  ? split === "test"
+                    ? "Ranked on the board."
+                    : "Development runs are never ranked; the test split's full run is."
+                  : "Labelled with its profile, never ranked.";
+              return `${chosen.description[0]?.toUpperCase()}${chosen.description.slice(1)}: ${chosen.duration}. ${ranked}`;
+            })()}
+          </p>
+        </div>
 
         {submitError ? (
           <p role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-900">

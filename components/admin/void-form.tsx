@@ -2,9 +2,9 @@
 
 import { useActionState, useId } from "react";
 import { type ActionState, voidEvaluationAction } from "@/app/admin/actions";
+import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { formFields, TextField } from "@/components/ui/field";
 import { FormMessage } from "@/components/ui/form-error";
-import { SubmitButton } from "@/components/ui/submit-button";
 
 export function VoidForm() {
   const [state, action, pending] = useActionState<ActionState, FormData>(voidEvaluationAction, null);
@@ -20,9 +20,20 @@ export function VoidForm() {
           minLength={3}
           maxLength={300}
         />
-        <SubmitButton pending={pending} pendingLabel="Voiding…" tone="danger">
+        <ConfirmSubmit
+          pending={pending}
+          pendingLabel="Voiding…"
+          title="Void this evaluation and refund its charge?"
+          description={
+            <p>
+              It is marked void for good: never ranked, its reason shown on its page, and its budget charge refunded. A
+              running evaluation is stopped. This cannot be undone.
+            </p>
+          }
+          confirmLabel="Yes, void it"
+        >
           Void and refund
-        </SubmitButton>
+        </ConfirmSubmit>
       </form>
       {state ? <FormMessage ok={state.ok}>{state.message}</FormMessage> : null}
     </div>

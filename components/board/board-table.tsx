@@ -1,6 +1,9 @@
 import { type ColumnHeader, TableHead } from "@/components/ui/data-table";
+import { ScrollRegion } from "@/components/ui/scroll-region";
+import { ProfileLabel } from "@/components/ui/status-label";
 import type { RankedEntry } from "@/lib/board/board-entry";
 import { formatScore } from "@/lib/board/format";
+import { rankLabel } from "@/lib/board/rank-ties";
 import { WORKLOAD_IDS } from "@/lib/protocol";
 import { GateCell, ScoreCells, SolutionCell } from "./solution-cell";
 
@@ -24,7 +27,7 @@ export function BoardTable({
   references: RankedEntry[];
 }) {
   return (
-    <div className="overflow-x-auto">
+    <ScrollRegion label={caption}>
       <table className="w-full border-collapse text-sm md:table-fixed">
         <caption className="sr-only">{caption}</caption>
         <TableHead columns={COLUMNS} className="border-b border-slate-300 text-left text-slate-700" />
@@ -43,7 +46,7 @@ export function BoardTable({
           )}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
 
@@ -74,9 +77,9 @@ function EmptyRow({ text }: { text: string }) {
 function Row({ entry }: { entry: RankedEntry }) {
   return (
     <tr className="border-b border-slate-100 align-top">
-      <td className="py-2 pr-2 tabular-nums">{entry.rank}</td>
+      <td className="py-2 pr-2 tabular-nums">{rankLabel(entry)}</td>
       <td className="py-2 pr-2">
-        <SolutionCell entry={entry} />
+        <SolutionCell entry={entry} /> <ProfileLabel profile={entry.profile} />
         <span className="block text-xs text-slate-700 md:hidden">{entry.account}</span>
         <span className="block text-xs sm:hidden">
           <GateCell entry={entry} />

@@ -2,8 +2,11 @@
 
 import { useMemo, useState } from "react";
 import { RadioOptions } from "@/components/ui/radio-options";
+import { ScrollRegion } from "@/components/ui/scroll-region";
+import { ProfileLabel } from "@/components/ui/status-label";
 import type { RankedEntry } from "@/lib/board/board-entry";
 import { formatMs, formatRatio, formatScore, formatShare } from "@/lib/board/format";
+import { rankLabel } from "@/lib/board/rank-ties";
 import { defaultDirection, type SortDirection, type SortKey, sortBoard } from "@/lib/board/sort-board";
 import { WORKLOAD_IDS, type WorkloadId } from "@/lib/protocol";
 import { GateCell, ScoreCells, SolutionCell } from "./solution-cell";
@@ -43,7 +46,7 @@ export function SortableBoard({ caption, entries }: { caption: string; entries: 
         <span className="text-slate-700">Latency, cache hit and acceptance on</span>
         <RadioOptions name={`${caption}-workload`} options={WORKLOAD_IDS} value={workload} onChange={setWorkload} />
       </fieldset>
-      <div className="overflow-x-auto">
+      <ScrollRegion label={caption}>
         <table className="w-full min-w-[68rem] border-collapse text-sm">
           <caption className="sr-only">{caption}, sortable by each column</caption>
           <thead>
@@ -61,7 +64,7 @@ export function SortableBoard({ caption, entries }: { caption: string; entries: 
               {header(`ttft-${workload}`, `TTFT p50/p90/p99`)}
               {header(`tpot-${workload}`, `TPOT p50/p90/p99`)}
               {header(`cache-${workload}`, "cache hit")}
-              {header(`acceptance-${workload}`, "tokens/step")}
+              {header(`acceptance-${workload}`, "tokens/step (engine-reported)")}
             </tr>
           </thead>
           <tbody>
@@ -71,9 +74,9 @@ export function SortableBoard({ caption, entries }: { caption: string; entries: 
               const tpot = w?.latency.candidate?.tpot;
               return (
                 <tr key={e.evaluationId} className="border-b border-slate-100 align-top">
-                  <td className="py-2 pr-2 tabular-nums">{e.rank}</td>
+                  <td className="py-2 pr-2 tabular-nums">{rankLabel(e)}</td>
                   <td className="py-2 pr-2">
-                    <SolutionCell entry={e} />
+                    <SolutionCell entry={e} /> <ProfileLabel profile={e.profile} />
                     {e.devGap ? (
                       <span className="mt-1 block text-xs font-medium text-amber-900">
                         ⚑ far below its dev result: {formatScore(e.devGap.test)} here, {formatScore(e.devGap.dev)} on
@@ -93,13 +96,19 @@ export function SortableBoard({ caption, entries }: { caption: string; entries: 
                     {tpot ? `${formatMs(tpot.p50)} / ${formatMs(tpot.p90)} / ${formatMs(tpot.p99)}` : "—"}
                   </td>
                   <td className="py-2 pr-2 text-right tabular-nums">{formatShare(w?.cacheHit.candidate)}</td>
-                  <td className="py-2 pr-2 text-right tabular-nums">{formatRatio(w?.acceptance)}</td>
+                  <td className="py-2 pr-2 text-right tabular-nums">
+                    {w?.acceptanceCredible === false ? (
+                      <span title={w.acceptanceWhy ?? undefined}>{formatRatio(w.acceptance)} ✗ not credible</span>
+                    ) : (
+                      formatRatio(w?.acceptance)
+                    )}
+                  </td>
                 </tr>
               );
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </div>
   );
 }

@@ -11,6 +11,7 @@ export function ChartFigure({
   label,
   height,
   className,
+  table,
   children,
 }: {
   caption: ReactNode;
@@ -18,6 +19,8 @@ export function ChartFigure({
   /** An h-* class, or pixels where the chart grows with its rows. */
   height: string | number;
   className?: string;
+  /** The chart's figures as a table, shown under it (ChartTable). */
+  table?: ReactNode;
   children: ReactElement;
 }) {
   return (
@@ -33,6 +36,7 @@ export function ChartFigure({
           {children}
         </ResponsiveContainer>
       </div>
+      {table}
     </figure>
   );
 }

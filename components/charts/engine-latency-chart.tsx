@@ -3,6 +3,7 @@
 import { formatMs } from "@/lib/board/format";
 import type { Percentiles, WorkloadView } from "@/lib/board/result-view";
 import { ChartFigure } from "./chart-figure";
+import { ChartTable } from "./chart-table";
 import { PairedBarChart, type PairedRow } from "./paired-bar-chart";
 
 /** TTFT or TPOT percentiles per workload, candidate beside the stock engine. */
@@ -19,8 +20,15 @@ export function EngineLatencyChart({ workloads, metric }: { workloads: WorkloadV
   }
   if (rows.length === 0) return null;
   const label = rows.map((r) => `${r.name}: candidate ${formatMs(r.candidate)}, stock ${formatMs(r.stock)}`).join("; ");
+  const table = (
+    <ChartTable
+      caption={`${title}, candidate and stock engine, per workload and percentile`}
+      headers={["Workload · percentile", "Candidate", "Stock"]}
+      rows={rows.map((r) => ({ key: r.name, cells: [r.name, formatMs(r.candidate), formatMs(r.stock)] }))}
+    />
+  );
   return (
-    <ChartFigure caption={`${title} (ms, lower is better)`} label={`${title}. ${label}`} height="h-72">
+    <ChartFigure caption={`${title} (ms, lower is better)`} label={`${title}. ${label}`} height="h-72" table={table}>
       <PairedBarChart
         data={rows}
         format={formatMs}

@@ -10,6 +10,7 @@ import { formatMs } from "@/lib/board/format";
 import type { Percentiles } from "@/lib/board/result-view";
 import { WORKLOAD_IDS, type WorkloadId } from "@/lib/protocol";
 import { ChartFigure } from "./chart-figure";
+import { ChartTable } from "./chart-table";
 
 const PICK_AT_MOST = SERIES_COLOURS.length;
 
@@ -109,8 +110,21 @@ function PercentileChart({
       return `${entryLabel(e)}: ${v ? `p50 ${formatMs(v.p50)}, p90 ${formatMs(v.p90)}, p99 ${formatMs(v.p99)}` : "no figures"}`;
     })
     .join("; ");
+  const table = (
+    <ChartTable
+      caption={`${title}: p50, p90 and p99 of each entry`}
+      headers={["Entry", "p50", "p90", "p99"]}
+      rows={entries.map((e) => {
+        const v = pick(e);
+        return {
+          key: e.evaluationId,
+          cells: [entryLabel(e), formatMs(v?.p50), formatMs(v?.p90), formatMs(v?.p99)],
+        };
+      })}
+    />
+  );
   return (
-    <ChartFigure caption={`${title} (ms, lower is better)`} label={`${title}. ${summary}`} height="h-64">
+    <ChartFigure caption={`${title} (ms, lower is better)`} label={`${title}. ${summary}`} height="h-64" table={table}>
       <BarChart data={data} margin={{ left: 0, right: 8, top: 4, bottom: 4 }}>
         <CartesianGrid strokeDasharray="3 3" vertical={false} />
         <XAxis dataKey="percentile" />

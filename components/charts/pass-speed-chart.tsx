@@ -1,7 +1,8 @@
 "use client";
 
-import { formatTokensPerSecond, passNumber } from "@/lib/board/format";
+import { formatRatio, formatTokensPerSecond, passNumber } from "@/lib/board/format";
 import { ChartFigure } from "./chart-figure";
+import { ChartTable } from "./chart-table";
 import { PairedBarChart } from "./paired-bar-chart";
 
 export interface PassSpeed {
@@ -21,11 +22,27 @@ export function PassSpeedChart({ passes }: { passes: PassSpeed[] }) {
   const label = data
     .map((d) => `${d.name}: candidate ${formatTokensPerSecond(d.candidate)}, stock ${formatTokensPerSecond(d.stock)}`)
     .join("; ");
+  const table = (
+    <ChartTable
+      caption="Tokens per second in each pass, candidate and stock engine, and their ratio"
+      headers={["Workload · pass", "Candidate", "Stock", "Ratio"]}
+      rows={data.map((d) => ({
+        key: d.name,
+        cells: [
+          d.name,
+          formatTokensPerSecond(d.candidate),
+          formatTokensPerSecond(d.stock),
+          d.candidate !== null && d.stock ? `${formatRatio(d.candidate / d.stock)}×` : "—",
+        ],
+      }))}
+    />
+  );
   return (
     <ChartFigure
       caption="Tokens per second in each pass"
       label={`Tokens per second in each pass. ${label}`}
       height="h-72"
+      table={table}
     >
       <PairedBarChart data={data} format={formatTokensPerSecond} xAxis={{ tick: { fontSize: 12 } }} />
     </ChartFigure>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import { TOKEN_STORAGE_KEY } from "@/lib/auth/token-storage";
 
 /**
@@ -40,7 +41,9 @@ export function EngineLog({
     <details open={tail !== null} className="mt-3" data-testid="engine-log">
       <summary className="cursor-pointer text-sm font-medium">The engine&apos;s log, last lines</summary>
       {tail !== null ? (
-        <pre className="mt-2 max-h-96 overflow-auto rounded bg-slate-900 p-3 text-xs text-slate-100">{tail}</pre>
+        <ScrollRegion label="The engine's log" scroll="both" className="mt-2 max-h-96 rounded bg-slate-900">
+          <pre className="p-3 text-xs text-slate-100">{tail}</pre>
+        </ScrollRegion>
       ) : (
         <p className="mt-2 text-sm text-slate-700">
           Shown to the submitter (signed in with their token on <a href="/submit">the submit page</a>) and to the

@@ -17,6 +17,9 @@ import { ensurePostgres, ensureRedis, freePort, type Service } from "../../lib/o
 import { createTestDatabase } from "../../lib/ops/test-database";
 import { type ArenaInfo, arenaInfoFile } from "./arena-info";
 
+/** Evaluations the e2e arena runs at once (the queue spec counts on it). */
+const E2E_GPU_SLOTS = 2;
+
 /** A Redis database index of its own, so the e2e worker never takes jobs queued by other tests on a shared server. */
 const e2eRedisDb = 13;
 
@@ -56,15 +59,23 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     const dataDir = path.join(tmpdir(), `arena-e2e-${database.name}`);
     mkdirSync(dataDir, { recursive: true });
     const redisUrl = redis.owned ? redis.url : withRedisDb(redis.url, e2eRedisDb);
-    const vars = appEnv({
-      databaseUrl: database.url,
-      redisUrl,
-      port,
-      publicUrl: url,
-      nextauthSecret: randomBytes(24).toString("base64url"),
-      admin,
-      dataDir,
-    });
+    const vars = {
+      ...appEnv({
+        databaseUrl: database.url,
+        redisUrl,
+        port,
+        publicUrl: url,
+        nextauthSecret: randomBytes(24).toString("base64url"),
+        admin,
+        dataDir,
+      }),
+      // Two evaluations at once, as an arena with two GPUs runs them, so the queue moves and the references of both
+      // tasks are measured side by side; the simulated engines' cost model runs a little faster, which shortens what
+      // is not a fixed-time pass (warm-up, the checks) without filling the ci profile's fixed-time passes with more
+      // requests than two cores can count.
+      GPU_SLOTS: String(E2E_GPU_SLOTS),
+      SIM_SPEED: "2",
+    };
     const children = childEnv(vars);
     if (!existsSync(path.join(repoRoot, "lib/db/generated/client.ts"))) await generateClient(children);
     await migrateAndSeed(children, database.url, log);

@@ -1,3 +1,4 @@
+import type { Interval } from "./rank-ties";
 import type { ResultView } from "./result-view";
 
 /** One evaluation as a board row; plain data (dates as ISO strings) so it crosses to client components. */
@@ -24,6 +25,10 @@ export interface BoardEntry {
 
 export interface RankedEntry extends BoardEntry {
   rank: number;
+  /** Another entry shares this rank: their SpecScore intervals overlap (rank-ties.ts). */
+  tied?: boolean;
+  /** SpecScore's 95% interval from its passes and the A/A noise; null without a score. */
+  interval?: Interval | null;
 }
 
 export interface DevGap {

@@ -22,7 +22,7 @@ import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/aren
 import { issueToken } from "@/lib/tokens/issue-token";
 import { getEvaluationPage } from "./get-evaluation";
 import { listBoard } from "./list-board";
-import { listLatestEvaluations } from "./list-latest";
+import { listRecentEvaluations } from "./list-recent";
 
 // The board's rules (protocol sections 5, 7 and 8) on real rows: every evaluation is made by createSubmission and
 // ended by the worker's own recordResult with the result the pod agent emits, then read by the board's queries.
@@ -184,7 +184,8 @@ describe("a caught cheat costs what the protocol says", () => {
 
     const entry = (await listBoard("qwen3-8b")).participants.find((e) => e.account === "carol")!;
     expect([entry.evaluationId, entry.result?.score, entry.result?.reason]).toEqual([dead, 0, NOT_STARTED]);
-    const html = renderToStaticMarkup(<LatestList entries={await listLatestEvaluations(1)} />);
+    const latest = await listRecentEvaluations({ limit: 1, profiles: "full" });
+    const html = renderToStaticMarkup(<LatestList entries={latest} empty="none" />);
     expect(html).toContain("0.000");
     expect(html).toContain("failed: ");
     expect(html).toContain("the candidate engine did not start");

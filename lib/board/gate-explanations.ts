@@ -50,7 +50,8 @@ export const GATE_EXPLANATIONS: GateExplanation[] = [
     title: "Sampled replies' likelihood",
     what: `${protocol.gates.likelihood.replies} timed replies of each engine, drawn from all workloads, are scored by the stock engine under the target: their mean log-probability per token, weighted by tokens, with the replies as clusters for its standard error. The candidate's must equal the stock engine's within a bound, both ways, beyond ${protocol.gates.z} standard errors.`,
     why: "Speculative decoding must not change the distribution the target samples from; accepting drafts the target would not sample, sampling with other parameters, and cutting replies all move it.",
-    limit: (t) => `within ±${t.gates.likelihoodBound.value} at 95%`,
+    limit: (t) =>
+      `fails only if the whole 95% interval (${protocol.gates.z} standard errors each way) lies beyond ±${t.gates.likelihoodBound.value}`,
     evidence: (t) => t.gates.likelihoodBound.evidence,
     attacks: [
       "Accept drafts loosely: caught a 0.6B model served as the target (−0.47 nats)",
@@ -62,7 +63,8 @@ export const GATE_EXPLANATIONS: GateExplanation[] = [
     title: "Share of first choices",
     what: "The same scoring gives each reply token's rank among the target's choices: the share of sampled tokens that were not the target's first choice must equal the stock engine's within a bound, both ways.",
     why: "Greedy decoding drives that share to zero and loose acceptance moves it; it is far more sensitive than the likelihood when the sampling distribution is sharp.",
-    limit: (t) => `within ±${t.gates.argmaxBound.value} at 95%`,
+    limit: (t) =>
+      `fails only if the whole 95% interval (${protocol.gates.z} standard errors each way) lies beyond ±${t.gates.argmaxBound.value}`,
     evidence: (t) => t.gates.argmaxBound.evidence,
     attacks: [
       "Sample greedily: forcing greedy shifts the first-choice share by 0.019 (bound 0.003), which the likelihood (0.05 nats) misses",
@@ -84,7 +86,8 @@ export const GATE_EXPLANATIONS: GateExplanation[] = [
     title: "Reply lengths",
     what: `The candidate's timed replies must not differ in mean length from the stock engine's by more than ${protocol.gates.length.margin * 100}% with 95% confidence, compared on the requests both engines answered (the same pass, session and turn), pooled over the three workloads.`,
     why: "Tokens per second rewards short or padded replies only if lengths may drift; a faster engine plays further into its sessions, so only paired requests are compared.",
-    limit: () => `1 ± ${protocol.gates.length.margin} at 95%`,
+    limit: () =>
+      `fails only if the whole 95% interval of the ratio lies outside ${1 - protocol.gates.length.margin} to ${1 + protocol.gates.length.margin}`,
     evidence: () => null,
     attacks: ["Cut replies short, or pad them: cutting replies to half their budget gains nothing (0.99)"],
   },

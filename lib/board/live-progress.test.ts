@@ -89,4 +89,56 @@ describe("live progress", () => {
     });
     expect(initialLiveState("scored", null, null).finished).toBe(true);
   });
+
+  it("folds the queue's pushed standing while queued, and drops it once the evaluation leaves the queue", () => {
+    const standing = {
+      position: 3,
+      ahead: 2,
+      running: 1,
+      slots: 1,
+      estimate: {
+        startsAt: "2026-12-01T10:10:00.000Z",
+        finishesAt: "2026-12-01T10:12:00.000Z",
+        basis: [{ profile: "ci", medianSeconds: 120, runs: 4 }],
+      },
+      unmeasured: [],
+    };
+    const waiting = fold([["queue", standing, 0]]);
+    expect(waiting.queuePosition).toBe(3);
+    expect(waiting.queue).toEqual(standing);
+    const closer = fold(
+      [["queue", { ...standing, position: 2, ahead: 1, estimate: null, unmeasured: ["ci"] }, 0]],
+      waiting,
+    );
+    expect([closer.queuePosition, closer.queue?.estimate, closer.queue?.unmeasured]).toEqual([2, null, ["ci"]]);
+    const started = fold([["status", { status: "fetching" }, 4]], closer);
+    expect([started.queuePosition, started.queue]).toEqual([null, null]);
+    // a late standing for an evaluation no longer queued changes nothing
+    expect(fold([["queue", standing, 0]], started)).toEqual(started);
+  });
+
+  it("shows each check's progress, and no pass as current once a new phase or the checks begin", () => {
+    const timed = fold([
+      ["status", { status: "running" }, 1],
+      ["pass-started", { engine: "stock", workload: "busy", pass: 2, fixedSeconds: 240 }, 2],
+    ]);
+    expect(timed.current).not.toBeNull();
+    const checking = fold(
+      [
+        ["phase", { phase: "checks-candidate", engine: "candidate" }, 3],
+        ["check-progress", { engine: "candidate", check: "greedy", done: 0, total: 64 }, 4],
+        ["check-progress", { engine: "candidate", check: "greedy", done: 40, total: 64 }, 5],
+        ["check-progress", { engine: "candidate", check: "fidelity", done: 0, total: 64 }, 6],
+        ["check-progress", { engine: "candidate", check: "greedy", total: 64 }, 7],
+      ],
+      timed,
+    );
+    expect(checking.current).toBeNull();
+    expect(checking.phase).toBe("checks-candidate");
+    expect(checking.checks).toEqual([
+      { engine: "candidate", check: "greedy", done: 40, total: 64 },
+      { engine: "candidate", check: "fidelity", done: 0, total: 64 },
+    ]);
+    expect(checking.passes).toHaveLength(1);
+  });
 });

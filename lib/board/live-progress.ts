@@ -18,11 +18,36 @@ export interface LivePass {
   failed: number | null;
 }
 
+/** One check's requests to one engine, as they settle (the agent's `check-progress` events). */
+export interface LiveCheck {
+  engine: string;
+  check: string;
+  done: number;
+  total: number;
+}
+
+/** The `queue` event: its place in the queue and the wait, pushed each time the queue moves. */
+export interface LiveQueue {
+  position: number;
+  ahead: number;
+  running: number;
+  slots: number;
+  estimate: {
+    startsAt: string;
+    finishesAt: string;
+    basis: { profile: string; medianSeconds: number; runs: number }[];
+  } | null;
+  unmeasured: string[];
+}
+
 export interface LiveState {
   status: string;
   phase: string | null;
   reason: string | null;
   queuePosition: number | null;
+  queue: LiveQueue | null;
+  /** Each check's progress, in the order they started. */
+  checks: LiveCheck[];
   engine: { name: string; state: string; detail: string | null } | null;
   current: LivePass | null;
   passes: LivePass[];
@@ -40,6 +65,8 @@ export function initialLiveState(status: string, phase: string | null, queuePosi
     phase,
     reason: null,
     queuePosition,
+    queue: null,
+    checks: [],
     engine: null,
     current: null,
     passes: [],
@@ -94,6 +121,7 @@ export function applyEvent(state: LiveState, type: string, raw: unknown, seq = 0
         reason: str(inner, "reason") ?? s.reason,
         queuePosition:
           numOf(inner, "queue_position", "queuePosition") ?? (status === "queued" ? s.queuePosition : null),
+        queue: status === "queued" ? s.queue : null,
         finished: (TERMINAL as readonly string[]).includes(status),
       };
     }
@@ -105,11 +133,29 @@ export function applyEvent(state: LiveState, type: string, raw: unknown, seq = 0
         phase: str(d, "phase") ?? s.phase,
         reason: str(d, "reason") ?? s.reason,
         queuePosition: status === "queued" ? s.queuePosition : null,
+        queue: status === "queued" ? s.queue : null,
         finished: (TERMINAL as readonly string[]).includes(status),
       };
     }
     case "phase":
-      return { ...s, phase: str(d, "phase", "name") ?? s.phase, queuePosition: null };
+      // a new phase ends the last pass: it is kept in the list, no longer shown as current
+      return { ...s, phase: str(d, "phase", "name") ?? s.phase, queuePosition: null, queue: null, current: null };
+    case "queue": {
+      const position = numOf(d, "position");
+      if (position === null || s.status !== "queued") return s;
+      return { ...s, queuePosition: position, queue: liveQueue(d, position) };
+    }
+    case "check-progress": {
+      const engine = str(d, "engine");
+      const check = str(d, "check");
+      const done = numOf(d, "done");
+      const total = numOf(d, "total");
+      if (!engine || !check || done === null || total === null) return s;
+      const next: LiveCheck = { engine, check, done, total };
+      const i = s.checks.findIndex((c) => c.engine === engine && c.check === check);
+      const checks = i === -1 ? [...s.checks, next] : s.checks.map((c, j) => (j === i ? next : c));
+      return { ...s, checks, current: null };
+    }
     case "engine": {
       const name = str(d, "engine");
       const engineState = str(d, "state");
@@ -128,7 +174,7 @@ export function applyEvent(state: LiveState, type: string, raw: unknown, seq = 0
         done: false,
         failed: null,
       };
-      return { ...s, current: pass, passes: upsertPass(s.passes, pass), queuePosition: null };
+      return { ...s, current: pass, passes: upsertPass(s.passes, pass), queuePosition: null, queue: null };
     }
     case "pass-ended": {
       const key = passKey(d);
@@ -189,4 +235,30 @@ export function applyEvent(state: LiveState, type: string, raw: unknown, seq = 0
     default:
       return s;
   }
+}
+
+function liveQueue(d: Data, position: number): LiveQueue {
+  const e = typeof d.estimate === "object" && d.estimate !== null ? (d.estimate as Data) : null;
+  const startsAt = e ? str(e, "startsAt") : null;
+  const finishesAt = e ? str(e, "finishesAt") : null;
+  const basis = e && Array.isArray(e.basis) ? (e.basis as Data[]) : [];
+  return {
+    position,
+    ahead: numOf(d, "ahead") ?? Math.max(0, position - 1),
+    running: numOf(d, "running") ?? 0,
+    slots: numOf(d, "slots") ?? 1,
+    estimate:
+      startsAt && finishesAt
+        ? {
+            startsAt,
+            finishesAt,
+            basis: basis.flatMap((b) => {
+              const profile = typeof b === "object" && b !== null ? str(b, "profile") : null;
+              const medianSeconds = profile ? numOf(b, "medianSeconds") : null;
+              return profile && medianSeconds !== null ? [{ profile, medianSeconds, runs: numOf(b, "runs") ?? 0 }] : [];
+            }),
+          }
+        : null,
+    unmeasured: Array.isArray(d.unmeasured) ? d.unmeasured.filter((x): x is string => typeof x === "string") : [],
+  };
 }

@@ -1,4 +1,5 @@
 import type { BoardEntry, RankedEntry } from "./board-entry";
+import { rankWithTies, specScoreInterval } from "./rank-ties";
 
 const time = (e: BoardEntry) => Date.parse(e.finishedAt ?? e.queuedAt);
 
@@ -18,8 +19,12 @@ export function latestPer(entries: readonly BoardEntry[], key: (e: BoardEntry) =
   return [...latest.values()];
 }
 
-/** Best score first; a tie goes to the entry that got there first; entries without a score come last. */
-export function rankEntries(entries: readonly BoardEntry[]): RankedEntry[] {
+/**
+ * Best score first, the entry that got there first before an equal one; entries without a score come last. With the
+ * task's A/A noise, entries whose SpecScore intervals overlap share a rank (rank-ties.ts); without it, every entry
+ * has its own.
+ */
+export function rankEntries(entries: readonly BoardEntry[], noise?: number): RankedEntry[] {
   const sorted = [...entries].sort((a, b) => {
     const sa = boardScore(a);
     const sb = boardScore(b);
@@ -28,7 +33,14 @@ export function rankEntries(entries: readonly BoardEntry[]): RankedEntry[] {
     if (sb === null) return -1;
     return sb - sa || time(a) - time(b);
   });
-  return sorted.map((e, i) => ({ ...e, rank: i + 1 }));
+  if (noise === undefined) return sorted.map((e, i) => ({ ...e, rank: i + 1 }));
+  const withIntervals = sorted.map((e) => ({ score: boardScore(e), interval: intervalOf(e, noise) }));
+  const ranks = rankWithTies(withIntervals);
+  return sorted.map((e, i) => ({ ...e, ...ranks[i]!, interval: withIntervals[i]!.interval }));
+}
+
+function intervalOf(e: BoardEntry, noise: number) {
+  return e.result ? specScoreInterval({ score: boardScore(e), workloads: e.result.workloads }, noise) : null;
 }
 
 /** A reference is known by its protocol key (several runs of one reference keep the last). */

@@ -39,6 +39,13 @@ const looseRecord = z.object({
   latency: maybe(perWorkload(perEngine(latency))),
   cache_hits: maybe(perWorkload(perEngine(cacheHit))),
   cache_hit: maybe(perWorkload(perEngine(cacheHit))),
+  acceptance_report: maybe(perWorkload(z.object({ credible: z.boolean(), why: z.string().nullable().catch(null) }))),
+  sampling_audit: maybe(
+    z.object({
+      candidate: maybe(z.object({ tokens: num, p_value: num, mean_u: num, outside_share: num, consistent: z.boolean() })),
+      stock: maybe(z.object({ tokens: num, p_value: num, mean_u: num, outside_share: num, consistent: z.boolean() })),
+    }),
+  ),
 });
 
 export interface Percentiles {
@@ -59,6 +66,10 @@ export interface WorkloadView {
   passes: number[];
   /** The engine's own report of tokens per verify step (1 for the stock engine). */
   acceptance: number | null;
+  /** false when that report is impossible (more accepted than drafted, above k + 1 per step); null when unchecked. */
+  acceptanceCredible: boolean | null;
+  /** Why it is not credible. */
+  acceptanceWhy: string | null;
   latency: { candidate: EngineLatency | null; stock: EngineLatency | null };
   /** Token-weighted prefix-cache hit share. */
   cacheHit: { candidate: number | null; stock: number | null };
@@ -85,6 +96,16 @@ export interface ResultView {
   gates: GateView[];
   /** Every gate in the record passed (false when the record has no gate table and a reason). */
   lossless: boolean | null;
+  /** The exact sampling audit of each engine's timed replies: shown, never gated; null on records without it. */
+  samplingAudit: { candidate: AuditView | null; stock: AuditView | null } | null;
+}
+
+export interface AuditView {
+  tokens: number;
+  p_value: number;
+  mean_u: number;
+  outside_share: number;
+  consistent: boolean;
 }
 
 const emptyWorkload = (workload: WorkloadId): WorkloadView => ({
@@ -92,6 +113,8 @@ const emptyWorkload = (workload: WorkloadId): WorkloadView => ({
   ratio: null,
   passes: [],
   acceptance: null,
+  acceptanceCredible: null,
+  acceptanceWhy: null,
   latency: { candidate: null, stock: null },
   cacheHit: { candidate: null, stock: null },
 });
@@ -122,6 +145,11 @@ export function resultView(raw: unknown): ResultView | null {
       view.passes = ratio.passes;
     }
     view.acceptance = r.acceptance?.[w] ?? null;
+    const report = r.acceptance_report?.[w];
+    if (report && view.acceptance !== null) {
+      view.acceptanceCredible = report.credible;
+      view.acceptanceWhy = report.credible ? null : (report.why ?? null);
+    }
     const lat = r.latency?.[w];
     if (lat) view.latency = { candidate: engineLatency(lat.candidate), stock: engineLatency(lat.stock) };
     const hit = (r.cache_hits ?? r.cache_hit)?.[w];
@@ -156,6 +184,9 @@ export function resultView(raw: unknown): ResultView | null {
     workloads,
     gates,
     lossless,
+    samplingAudit: r.sampling_audit
+      ? { candidate: r.sampling_audit.candidate ?? null, stock: r.sampling_audit.stock ?? null }
+      : null,
   };
 }
 

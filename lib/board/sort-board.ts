@@ -36,7 +36,8 @@ function value(e: RankedEntry, key: SortKey): number | string | null {
   if (what === "ttft") return w.latency.candidate?.ttft?.p50 ?? null;
   if (what === "tpot") return w.latency.candidate?.tpot?.p50 ?? null;
   if (what === "cache") return w.cacheHit.candidate;
-  return w.acceptance;
+  // an impossible report sorts with the rows that have none
+  return w.acceptanceCredible === false ? null : w.acceptance;
 }
 
 /** Sorts a board by a column; rows without a value stay at the bottom whichever the direction. */

@@ -3,6 +3,7 @@ import { AppError } from "../http/app-error";
 import type { SseEvent, SseSource } from "../http/sse";
 import { getSubmission } from "../submissions/get-submission";
 import type { StoredEvent } from "./append-event";
+import { listenQueueStanding } from "./listen-queue-standing";
 import { listenStoredEvents } from "./listen-stored-events";
 
 const FINAL = new Set(["scored", "failed", "void", "cancelled"]);
@@ -26,8 +27,22 @@ export async function evaluationEventsSource(submissionId: string): Promise<SseS
       });
       return rows.map((r) => toSse({ seq: r.seq, type: r.type, data: r.data, createdAt: r.createdAt.toISOString() }));
     },
-    // live events come from the log, never from what Redis carried (listen-stored-events.ts says why)
-    subscribe: (onEvent) => listenStoredEvents(evaluationId, (event) => onEvent(toSse(event))),
+    // live events come from the log, never from what Redis carried (listen-stored-events.ts says why); while it
+    // waits, its place in the queue and the wait, each time the queue moves (no id: a reconnect gets the current one)
+    async subscribe(onEvent) {
+      const releaseEvents = await listenStoredEvents(evaluationId, (event) => onEvent(toSse(event)));
+      if (view.evaluation?.status !== "queued") return releaseEvents;
+      const releaseQueue = await listenQueueStanding(evaluationId, (standing) =>
+        onEvent({ event: "queue", data: standing }),
+      ).catch(async (error: unknown) => {
+        await releaseEvents();
+        throw error;
+      });
+      return async () => {
+        await releaseQueue();
+        await releaseEvents();
+      };
+    },
     isFinal: (event) => event.event === "status" && FINAL.has(String((event.data as { status?: string }).status)),
   };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { registerBody } from "../accounts/register-account";
 import { boardQuery, publicBoardSchema } from "../board/public-board";
 import { CLIENT_VERSION } from "../client/versions";
+import { healthSchema } from "../health/check-health";
 import { currentProtocol, TASK_IDS } from "../protocol";
 import { inlineEngine, repositoryEngine, submissionBody } from "../submissions/submission-body";
 import {
@@ -91,6 +92,7 @@ function responseSchemas(): Record<string, Json> {
       Board: publicBoardSchema,
       Protocol: protocolSchema,
       Registered: registeredSchema,
+      Health: healthSchema,
     },
     "output",
   );
@@ -115,6 +117,7 @@ const ERRORS = {
     "rate_limited: too many requests or failed authentications from this address or token (see Retry-After)",
   ),
   "500": error("internal: the arena's own failure, logged and masked; nothing is charged"),
+  "503": error("unavailable: a datastore of the arena cannot be reached just now; nothing was done (see Retry-After)"),
 } as const;
 
 export const EVENT_TYPES: Record<string, string> = {
@@ -127,7 +130,11 @@ export const EVENT_TYPES: Record<string, string> = {
   "pass-started": "{engine, workload, pass (from 0), fixedSeconds}",
   "pass-progress": "{engine, workload, pass, elapsedSeconds, fixedSeconds, requestsDone, tokensPerSecond}",
   "pass-ended": "{engine, workload, pass, speed (output tokens per second), requests, failed, outputTokens}",
+  "check-progress":
+    "{engine, check: greedy|fidelity|sampled-candidate|sampled-stock, done, total}: a lossless check's requests as they settle",
   memory: "{usedMib, totalMib}: the device's memory, sampled from outside",
+  queue:
+    "without an id, while queued: {position (1 = next), ahead, running, slots, estimate: {startsAt, finishesAt, basis} or null, unmeasured}, sent on connecting and each time the queue moves",
   log: "{level: info|warn|error, message}",
 };
 
@@ -172,6 +179,7 @@ export function openApiDocument(serverUrl: string): Json {
             "415": error("unsupported_media_type: the body must be application/json"),
             "429": ERRORS["429"],
             "500": ERRORS["500"],
+            "503": ERRORS["503"],
           },
         },
         get: {
@@ -287,6 +295,36 @@ export function openApiDocument(serverUrl: string): Json {
           responses: { "200": json(ref("Board"), "the board"), "400": ERRORS["400"], "429": ERRORS["429"] },
         },
       },
+      "/api/health": {
+        get: {
+          operationId: "getHealth",
+          tags: ["arena"],
+          summary: "Whether the arena's datastores answer (a readiness probe)",
+          description: "Public. 200 while PostgreSQL and Redis both answer within 1.5 s; 503 otherwise.",
+          security: [],
+          responses: { "200": json(ref("Health"), "both answer"), "503": ERRORS["503"], "429": ERRORS["429"] },
+        },
+      },
+      "/api/metrics": {
+        get: {
+          operationId: "getMetrics",
+          tags: ["arena"],
+          summary:
+            "The operators' Prometheus metrics (the queue, evaluations by status, durations, GPU seconds, pod failures)",
+          description: "Operators only: the bearer token is the arena's METRICS_TOKEN; 404 where none is set.",
+          security: [{ metricsToken: [] }],
+          responses: {
+            "200": {
+              description: "Prometheus' text exposition format, version 0.0.4",
+              content: { "text/plain": { schema: { type: "string" } } },
+            },
+            "401": error("unauthorized: the metrics token is missing or wrong"),
+            "404": error("not_found: metrics are not enabled (no METRICS_TOKEN)"),
+            "429": ERRORS["429"],
+            "503": ERRORS["503"],
+          },
+        },
+      },
       "/api/protocol": {
         get: {
           operationId: "getProtocol",
@@ -350,6 +388,7 @@ export function openApiDocument(serverUrl: string): Json {
           scheme: "bearer",
           description: "the account's token (spa_...), which the operators give (or /register while open)",
         },
+        metricsToken: { type: "http", scheme: "bearer", description: "the arena's METRICS_TOKEN (operators only)" },
       },
     },
   };

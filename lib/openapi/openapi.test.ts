@@ -32,6 +32,7 @@ let bob: string;
 let study: string;
 let inline: string;
 const answered = new Map<string, Set<string>>();
+const METRICS_TOKEN = "the-operators-metrics-token";
 
 /** Calls the app as a client would and checks the answer against the document; returns its JSON (or text). */
 async function call(
@@ -80,7 +81,7 @@ const schemaOf = (schema: Json) =>
   typeof schema.$ref === "string" ? { $ref: `${BASE}${schema.$ref}` } : (schema as Record<string, unknown>);
 
 beforeAll(async () => {
-  ctx = await setupArenaTestContext();
+  ctx = await setupArenaTestContext({ METRICS_TOKEN });
   doc = openApiDocument("http://localhost:3000") as typeof doc;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema({ $id: BASE, components: doc.components });
@@ -170,6 +171,9 @@ describe("the OpenAPI document", () => {
     await call("GET", "/api/board", { path: "/api/board?task=qwen9-1b", expect: 400 });
     await call("GET", "/api/board", { path: "/api/board", expect: 400 });
     await call("GET", "/api/protocol", { expect: 200 });
+    await call("GET", "/api/health", { expect: 200 });
+    await call("GET", "/api/metrics", { token: METRICS_TOKEN, expect: 200 });
+    await call("GET", "/api/metrics", { token: alice, expect: 401 });
     await call("GET", "/api/protocol/{version}", { path: "/api/protocol/1", expect: 200 });
     await call("GET", "/api/protocol/{version}", { path: "/api/protocol/99", expect: 404 });
     await call("POST", "/api/register", { body: { name: "newcomer" }, expect: 403 });

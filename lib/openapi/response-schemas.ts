@@ -12,7 +12,7 @@ export const errorBodySchema = z
       .object({
         code: z.string().meta({
           description:
-            "what went wrong, for programs: invalid_request (400), unauthorized (401), forbidden, budget_exhausted and registration_closed (403), not_found (404), conflict (409), payload_too_large (413), unsupported_media_type (415), rate_limited (429, with Retry-After), internal (500)",
+            "what went wrong, for programs: invalid_request (400), unauthorized (401), forbidden, budget_exhausted and registration_closed (403), not_found (404), conflict (409), payload_too_large (413), unsupported_media_type (415), rate_limited (429, with Retry-After), internal (500), unavailable (503, with Retry-After)",
         }),
         message: z.string().meta({ description: "what went wrong, for people: names the field or the limit" }),
       })

@@ -15,8 +15,9 @@ export const metadata: Metadata = { title: "Protocol" };
 
 /** A table of named values, one Row each. */
 function Facts({ className, children }: { className: string; children: React.ReactNode }) {
+  // fixed layout: a long unbroken value (the image's digest) wraps inside its cell instead of widening the page
   return (
-    <table className={`${className} w-full border-collapse text-sm`}>
+    <table className={`${className} w-full table-fixed border-collapse text-sm`}>
       <tbody>{children}</tbody>
     </table>
   );
@@ -25,10 +26,10 @@ function Facts({ className, children }: { className: string; children: React.Rea
 function Row({ name, children }: { name: string; children: React.ReactNode }) {
   return (
     <tr className="border-b border-slate-100 align-top">
-      <th scope="row" className="py-1.5 pr-4 text-left font-medium">
+      <th scope="row" className="w-32 py-1.5 pr-4 text-left font-medium [overflow-wrap:anywhere] sm:w-56">
         {name}
       </th>
-      <td className="py-1.5">{children}</td>
+      <td className="py-1.5 [overflow-wrap:anywhere]">{children}</td>
     </tr>
   );
 }
@@ -145,11 +146,16 @@ export default function ProtocolPage() {
       </header>
 
       <Section id="tasks" title="Tasks">
-        <DataTable className="mt-2" spec={TASK_TABLE} rows={tasks} />
+        <DataTable className="mt-2" spec={TASK_TABLE} rows={tasks} caption="The tasks: target, GPU, window and lanes" />
       </Section>
 
       <Section id="workloads" title="Timed workloads">
-        <DataTable className="mt-2" spec={workloadTable(p)} rows={WORKLOAD_IDS} />
+        <DataTable
+          className="mt-2"
+          spec={workloadTable(p)}
+          rows={WORKLOAD_IDS}
+          caption="The timed workloads: interleave, pass time and speed"
+        />
         <Facts className="mt-4">
           <Row name="Passes">
             {p.passes} per workload, fresh sessions each; grace {p.graceSeconds} s; warm-up: {p.warmup}
@@ -198,7 +204,12 @@ export default function ProtocolPage() {
         <p className="mt-1 text-sm text-slate-700">
           Explained check by check on <a href="/gates">the gates page</a>.
         </p>
-        <DataTable className="mt-2" spec={gateLimitTable(tasks)} rows={gateLimits(p)} />
+        <DataTable
+          className="mt-2"
+          spec={gateLimitTable(tasks)}
+          rows={gateLimits(p)}
+          caption="Each gate's limit on each task"
+        />
       </Section>
 
       <Section id="submission" title="Submissions, budgets and references">

@@ -8,7 +8,8 @@ export const POST = withToken(
     const created = await createSubmission(caller, await json());
     return Response.json(created, { status: 201 });
   },
-  { maxBodyBytes: () => env().MAX_SUBMISSION_BODY_BYTES },
+  // nothing is charged while the queue cannot take the job: 503, try again
+  { maxBodyBytes: () => env().MAX_SUBMISSION_BODY_BYTES, needs: ["queue"] },
 );
 
 export const GET = withToken(async (_request, { caller }) => {

@@ -203,6 +203,9 @@ function figures(e: DemoEntry): MeasuredFigures {
   };
 }
 
+/** The repository every demo submission names: how the demo tells its own rows from the arena's. */
+const DEMO_ENGINES = "speculator-arena/demo-engines";
+
 /** Writes the demo entries (idempotent per account and method); returns the evaluation ids. */
 export async function seedDemoBoard(
   prisma: PrismaClient,
@@ -216,8 +219,9 @@ export async function seedDemoBoard(
       update: {},
       create: { name: e.account, kind: e.kind },
     });
+    // the demo's own rows only: a reference of the same name measured by the arena is not the demo's
     const existing = await prisma.submission.findFirst({
-      where: { accountId: account.id, taskId: e.task, split: e.split, method: e.method },
+      where: { accountId: account.id, taskId: e.task, split: e.split, method: e.method, engineUri: DEMO_ENGINES },
       include: { evaluations: true },
     });
     if (existing?.evaluations[0]) {
@@ -233,7 +237,7 @@ export async function seedDemoBoard(
         split: e.split,
         protocolVersion: protocol.version,
         engineSource: "repository",
-        engineUri: "speculator-arena/demo-engines",
+        engineUri: DEMO_ENGINES,
         engineRevision: "0".repeat(39) + String(i % 10),
         method: e.method,
         kind: e.solution,

@@ -7,15 +7,20 @@ import { EngineLog } from "@/components/evaluation/engine-log";
 import { LiveProgress } from "@/components/evaluation/live-progress";
 import { MemorySummary } from "@/components/evaluation/memory-summary";
 import { DataTable, type TableSpec } from "@/components/ui/data-table";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import { Section } from "@/components/ui/section";
 import { ProfileLabel, StatusLabel } from "@/components/ui/status-label";
 import { currentAdmin } from "@/lib/auth/admin-session";
 import { formatDuration, formatRatio, formatScore, formatShare, formatUtc, shortRevision } from "@/lib/board/format";
 import { gateAnchor } from "@/lib/board/gate-anchor";
+import { gateRule } from "@/lib/board/gate-rule";
 import { type EvaluationPage, getEvaluationPage } from "@/lib/board/get-evaluation";
+import { gpuTimeSeconds } from "@/lib/board/gpu-time";
 import { pairPassSpeeds } from "@/lib/board/pass-speeds";
+import { INTERVAL_METHOD, specScoreInterval } from "@/lib/board/rank-ties";
 import { orderedRecord } from "@/lib/board/record-order";
 import type { GateView, WorkloadView } from "@/lib/board/result-view";
+import { samplingAuditLine } from "@/lib/board/sampling-audit-line";
 import { verdictLine, verdictOf } from "@/lib/board/verdict";
 import { isAppError } from "@/lib/http/app-error";
 import { getTask, isTaskId, WORKLOAD_IDS } from "@/lib/protocol";
@@ -59,17 +64,30 @@ const ACTIVE = ["queued", "fetching", "running", "checking"];
 const WORKLOAD_WORDS = { solo: "one lane", team: "team lanes busy", busy: "KV cache nearly full" } as const;
 
 const GATE_TABLE: TableSpec<GateView> = {
-  minWidth: "min-w-[36rem]",
+  minWidth: "min-w-[40rem]",
   rowClassName: "border-b border-slate-100 align-top",
   rowKey: (g) => g.check,
+  rowAttributes: (g) => ({ "data-gate": g.key ?? g.check }),
   columns: [
     {
       header: "Check",
       rowHeader: "font-normal",
       cell: (g) => <a href={`/gates#${gateAnchor(g.key, g.check)}`}>{g.check}</a>,
     },
-    { header: "Measured", className: "tabular-nums", cell: (g) => g.measured },
-    { header: "Limit", className: "tabular-nums", cell: (g) => g.limit },
+    {
+      header: "Measured",
+      className: "tabular-nums",
+      cell: (g) => {
+        const rule = gateRule(g);
+        return (
+          <>
+            {rule.measured}
+            {rule.interval ? <span className="block text-xs text-slate-600">{rule.interval}</span> : null}
+          </>
+        );
+      },
+    },
+    { header: "Limit", cell: (g) => gateRule(g).limit },
     {
       header: "Result",
       cell: (g) =>
@@ -93,7 +111,15 @@ const SPECULATION_TABLE: TableSpec<WorkloadView> = {
       header: "Tokens / verify step",
       align: "right",
       className: "tabular-nums",
-      cell: (w) => formatRatio(w.acceptance),
+      cell: (w) =>
+        w.acceptanceCredible === false ? (
+          <span>
+            {formatRatio(w.acceptance)} <span className="font-semibold text-red-800">not credible</span>
+            <span className="block text-xs">{w.acceptanceWhy}</span>
+          </span>
+        ) : (
+          formatRatio(w.acceptance)
+        ),
     },
     { header: "Speedup", align: "right", className: "tabular-nums", cell: (w) => formatRatio(w.ratio) },
     {
@@ -115,6 +141,10 @@ export default async function EvaluationPageView({ params }: Props) {
   const passPairs = pairPassSpeeds(page.passes);
   const workloadViews = result ? WORKLOAD_IDS.map((w) => result.workloads[w]) : [];
   const verdict = verdictOf(result);
+  const interval =
+    result && isTaskId(entry.taskId)
+      ? specScoreInterval(result, getTask(entry.taskId).speedNoise.maxAbsError)
+      : null;
 
   return (
     <article className="space-y-8">
@@ -167,6 +197,8 @@ export default async function EvaluationPageView({ params }: Props) {
           status={entry.status}
           phase={page.phase}
           queuePosition={page.queuePosition}
+          startedAt={page.startedAt}
+          profile={entry.profile}
         />
       ) : null}
 
@@ -216,6 +248,11 @@ export default async function EvaluationPageView({ params }: Props) {
                   : ""}
               </span>
             </p>
+            {interval && result.score ? (
+              <p className="mt-1 max-w-prose text-sm text-slate-700" data-testid="score-interval">
+                95% interval {formatScore(interval.low)}–{formatScore(interval.high)}. {INTERVAL_METHOD}
+              </p>
+            ) : null}
             <dl className="mt-4 grid gap-3 sm:grid-cols-3">
               {workloadViews.map((w) => (
                 <div key={w.workload} className="rounded border border-slate-200 p-3">
@@ -234,12 +271,31 @@ export default async function EvaluationPageView({ params }: Props) {
 
           {page.gates.length > 0 ? (
             <Section id="gates" title="Lossless gate" aside={<a href="/gates">what each check is →</a>}>
+              <p className="mt-1 max-w-prose text-sm text-slate-700">
+                A check that compares the candidate with the stock engine fails only when its whole 95% interval lies
+                beyond the limit: a difference outside the limit whose interval still reaches inside it passes, since
+                the measurement cannot tell it from none.
+              </p>
               <DataTable
                 className="mt-2"
                 spec={GATE_TABLE}
                 rows={page.gates}
                 caption="Each check, what was measured, its limit, and whether it passed"
+                testId="gate-table"
               />
+              {result.samplingAudit ? (
+                <div className="mt-3 max-w-prose text-sm text-slate-700" data-testid="sampling-audit">
+                  <p>
+                    Sampling audit (shown, not gated under protocol v1): each timed reply token&apos;s randomized
+                    probability integral transform under the stock engine&apos;s top-20 distribution, after the
+                    request&apos;s temperature, top_k and top_p, is uniform exactly when an engine samples the target.
+                  </p>
+                  <ul className="mt-1 list-disc pl-5">
+                    <li>{samplingAuditLine("candidate", result.samplingAudit.candidate)}</li>
+                    <li>{samplingAuditLine("stock engine", result.samplingAudit.stock)}</li>
+                  </ul>
+                </div>
+              ) : null}
             </Section>
           ) : null}
 
@@ -283,7 +339,19 @@ export default async function EvaluationPageView({ params }: Props) {
               : shortRevision(entry.engine.uri ?? "", entry.engine.revision)}
           </dd>
           <dt className="text-slate-600">GPU time</dt>
-          <dd>{formatDuration(page.gpuSeconds)}</dd>
+          <dd>
+            {entry.status === "queued"
+              ? "none yet: it is waiting in the queue"
+              : active
+                ? "counting: see the live progress above"
+                : formatDuration(
+                    gpuTimeSeconds({
+                      gpuSeconds: page.gpuSeconds,
+                      startedAt: page.startedAt,
+                      finishedAt: entry.finishedAt,
+                    }) ?? 0,
+                  )}
+          </dd>
           {page.startedAt ? (
             <>
               <dt className="text-slate-600">Started</dt>
@@ -301,10 +369,13 @@ export default async function EvaluationPageView({ params }: Props) {
 
       {page.record ? (
         <Section id="record" title="Everything the judge recorded">
-          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus so keyboard users can scroll it. */}
-          <pre className="mt-2 max-h-[32rem] overflow-auto rounded bg-slate-50 p-4 text-xs" tabIndex={0}>
-            {JSON.stringify(orderedRecord(page.record), null, 1)}
-          </pre>
+          <ScrollRegion
+            label="The judge's record, as stored"
+            scroll="both"
+            className="mt-2 max-h-[32rem] rounded bg-slate-50"
+          >
+            <pre className="p-4 text-xs">{JSON.stringify(orderedRecord(page.record), null, 1)}</pre>
+          </ScrollRegion>
         </Section>
       ) : null}
     </article>

@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AttentionLayout } from "@/components/board/attention-layout";
+import { LiveRefresh } from "@/components/board/live-refresh";
 import { ProfiledRuns } from "@/components/board/profiled-runs";
 import { SortableBoard } from "@/components/board/sortable-board";
 import { LatencyCompare } from "@/components/charts/latency-compare";
 import { RatiosChart } from "@/components/charts/ratios-chart";
 import { Section } from "@/components/ui/section";
+import { countActiveEvaluations } from "@/lib/board/count-active";
 import { listBoard } from "@/lib/board/list-board";
 import { currentProtocol, getTask, isTaskId } from "@/lib/protocol";
 
@@ -22,11 +24,15 @@ export default async function TaskPage({ params }: Props) {
   const { task: taskId } = await params;
   if (!isTaskId(taskId)) notFound();
   const task = getTask(taskId);
-  const board = await listBoard(taskId);
+  const [board, active] = await Promise.all([listBoard(taskId), countActiveEvaluations()]);
   const protocol = currentProtocol();
-  const everyone = [...board.participants, ...board.references, ...board.profiled];
+  // a reference measured only under a test profile is on the references board and among the test-profile runs
+  const everyone = [...board.participants, ...board.references, ...board.profiled].filter(
+    (e, i, all) => all.findIndex((x) => x.evaluationId === e.evaluationId) === i,
+  );
   return (
     <div className="space-y-10">
+      <LiveRefresh live={active > 0} />
       <header>
         <h1 className="text-2xl font-semibold">{task.name}</h1>
         <p className="mt-1 text-slate-700">
@@ -60,7 +66,8 @@ export default async function TaskPage({ params }: Props) {
         <div className="mt-3">
           {board.references.length === 0 ? (
             <p className="text-slate-600">
-              No reference has been run on {task.name} yet: operators run them from the admin page.
+              No reference has been measured on {task.name} yet: the operators measure them all at once from the admin
+              page.
             </p>
           ) : (
             <SortableBoard caption={`${task.name} references`} entries={board.references} />

@@ -1,0 +1,90 @@
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/arena";
+import { issueTokenInBrowser, keepScreenshot, markNoReload, signInAsAdmin, wasNotReloaded } from "./web-helpers";
+
+/**
+ * The references this test does not wait for are cancelled when it ends, passed or not, so the specs after it find
+ * the GPU slots free: the reference account's own token cancels them, as any submitter can cancel theirs.
+ */
+let cleanup: Page | undefined;
+
+test.afterAll(async () => {
+  if (!cleanup) return;
+  const admin = cleanup;
+  // the test's own request context is gone by now: the operator's page still has one
+  const request = admin.request;
+  const referenceToken = await issueTokenInBrowser(admin, "reference");
+  const headers = { authorization: `Bearer ${referenceToken}` };
+  const mine = (await (await request.get("/api/submissions?mine=1", { headers })).json()) as {
+    submissions: { id: string; evaluation: { status: string } | null }[];
+  };
+  for (const s of mine.submissions) {
+    if (s.evaluation && ["queued", "fetching", "running", "checking"].includes(s.evaluation.status)) {
+      const cancelled = await request.post(`/api/submissions/${s.id}/cancel`, { headers });
+      expect([200, 409]).toContain(cancelled.status());
+    }
+  }
+  await admin.goto("/admin#queue");
+  await expect(admin.getByTestId("queue-queued-count")).toHaveText("0");
+  await admin.close();
+});
+
+/** The boards a reader opens first: the home page's, one a task. */
+const TASKS = ["qwen3-8b", "qwen35-27b"];
+
+test("an operator measures every reference at once, and the boards fill as each is scored, without a reload", async ({
+  browser,
+  arena,
+}, testInfo) => {
+  test.setTimeout(5 * 60_000);
+  // A reader has the home page open: a fresh arena's boards have no reference yet.
+  const reader = await browser.newPage();
+  await reader.goto("/");
+  const boardOf = (task: string) => reader.getByTestId(`board-${task}`);
+  for (const task of TASKS) {
+    await expect(boardOf(task).getByText("No reference has been run yet")).toBeVisible();
+  }
+  await markNoReload(reader);
+
+  const admin = await browser.newPage();
+  await signInAsAdmin(admin, arena);
+  cleanup = admin;
+  const form = admin.locator("form", { has: admin.getByRole("button", { name: "Measure the references" }) });
+  await form.getByLabel("Profile").selectOption("ci");
+  await form.getByRole("button", { name: "Measure the references" }).click();
+  // an action that queues nine evaluations asks first; backing out queues nothing
+  const dialog = admin.getByRole("dialog", { name: /Measure all 9 references under ci/ });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await keepScreenshot(admin, testInfo, "admin-measure-references-confirm");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(admin.getByTestId("measure-references-result")).toHaveCount(0);
+
+  await form.getByRole("button", { name: "Measure the references" }).click();
+  await dialog.getByRole("button", { name: "Yes, queue 9 evaluations" }).click();
+  const result = admin.getByTestId("measure-references-result");
+  await expect(result).toContainText("9 reference evaluations queued under ci");
+  await expect(result).toContainText("qwen3-8b stock, qwen35-27b stock, qwen3-8b ngram-4");
+  await expect(admin.getByTestId("queue-queued-count")).not.toHaveText("0");
+  await keepScreenshot(admin, testInfo, "admin-references-queued");
+
+  // Each task's A/A run was queued first, side by side: the open home page shows each once scored, labelled.
+  for (const task of TASKS) {
+    const row = boardOf(task).locator("tr", { hasText: "stock engine (A/A)" });
+    await expect(row).toBeVisible({ timeout: 240_000 });
+    await expect(row).toContainText("profile: ci");
+    await expect(row).toContainText(/\d\.\d{3}/);
+  }
+  expect(await wasNotReloaded(reader)).toBe(true);
+  await keepScreenshot(reader, testInfo, "home-with-references");
+
+  // The task's full board lists it among its references too.
+  await reader.goto("/tasks/qwen35-27b");
+  const references = reader.locator("section", {
+    has: reader.getByRole("heading", { name: "References: the same judge, the same sessions" }),
+  });
+  await expect(references.getByText("stock engine (A/A)")).toBeVisible();
+
+  await reader.close();
+});
