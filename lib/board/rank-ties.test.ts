@@ -101,10 +101,12 @@ describe("the tie rule on constructed records", () => {
     const none = { score: null, interval: null };
     expect(rankWithTies([tight(1.2), zero, zero, none, none]).map(rankLabel)).toEqual(["1", "=2", "=2", "4", "5"]);
     // an entry without an interval (an old record) counts as its score alone
-    expect(rankWithTies([{ score: 1.2, interval: null }, { score: 1.2, interval: null }]).map(rankLabel)).toEqual([
-      "=1",
-      "=1",
-    ]);
+    expect(
+      rankWithTies([
+        { score: 1.2, interval: null },
+        { score: 1.2, interval: null },
+      ]).map(rankLabel),
+    ).toEqual(["=1", "=1"]);
   });
 });
 

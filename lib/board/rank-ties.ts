@@ -104,9 +104,7 @@ export interface TiedRank {
  * overlapping neighbours does not tie the whole board. An entry without a score is ranked alone; one without an
  * interval counts as its score alone.
  */
-export function rankWithTies(
-  ordered: readonly { score: number | null; interval: Interval | null }[],
-): TiedRank[] {
+export function rankWithTies(ordered: readonly { score: number | null; interval: Interval | null }[]): TiedRank[] {
   const ranks: TiedRank[] = [];
   let leader = -1;
   for (let i = 0; i < ordered.length; i++) {

@@ -42,7 +42,9 @@ const looseRecord = z.object({
   acceptance_report: maybe(perWorkload(z.object({ credible: z.boolean(), why: z.string().nullable().catch(null) }))),
   sampling_audit: maybe(
     z.object({
-      candidate: maybe(z.object({ tokens: num, p_value: num, mean_u: num, outside_share: num, consistent: z.boolean() })),
+      candidate: maybe(
+        z.object({ tokens: num, p_value: num, mean_u: num, outside_share: num, consistent: z.boolean() }),
+      ),
       stock: maybe(z.object({ tokens: num, p_value: num, mean_u: num, outside_share: num, consistent: z.boolean() })),
     }),
   ),

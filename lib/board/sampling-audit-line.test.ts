@@ -13,7 +13,13 @@ describe("samplingAuditLine", () => {
       }),
     ).toBe("stock engine: consistent with exact sampling (13,227 tokens, p = 0.5940)");
     expect(
-      samplingAuditLine("candidate", { tokens: 3584, p_value: 0, mean_u: 0.33, outside_share: 0.006, consistent: false }),
+      samplingAuditLine("candidate", {
+        tokens: 3584,
+        p_value: 0,
+        mean_u: 0.33,
+        outside_share: 0.006,
+        consistent: false,
+      }),
     ).toBe(
       "candidate: not consistent with exact sampling (3,584 tokens, p < 0.0001, leaning to likelier tokens, 0.60% of tokens outside it)",
     );

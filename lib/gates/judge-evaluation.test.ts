@@ -189,4 +189,49 @@ describe("judgeEvaluation", () => {
     expect(r.score).toBeGreaterThan(0);
     expect(r.reason).toBeNull();
   });
+
+  it("records the engine's acceptance with whether it is possible, shown and never scored", () => {
+    const i = aaInputs(1);
+    i.acceptance = {
+      solo: { tokensPerStep: 2.6, credible: true, why: null },
+      team: { tokensPerStep: 5.5, credible: false, why: "it reports more tokens accepted (900) than drafted (600)" },
+      busy: 2.1,
+    };
+    const r = judgeEvaluation(i);
+    expect(r.acceptance).toEqual({ solo: 2.6, team: 5.5, busy: 2.1 });
+    expect(r.acceptance_report).toEqual({
+      solo: { credible: true, why: null },
+      team: { credible: false, why: "it reports more tokens accepted (900) than drafted (600)" },
+      busy: { credible: true, why: null },
+    });
+    expect(r.score).toBe(judgeEvaluation(aaInputs(1)).score);
+  });
+
+  it("shows the sampling audit of both engines' audited replies beside the gates, never gating on it", () => {
+    const exact = (n: number, seed: number) => {
+      const rand = seededRandom(seed);
+      // two-token supports (0.7, 0.3) sampled exactly: u uniform
+      return Array.from({ length: n }, () =>
+        rand() < 0.7 ? { below: 0, mass: 0.7 * (1 - 1e-4) } : { below: 0.7 * (1 - 1e-4), mass: 0.3 * (1 - 1e-4) },
+      );
+    };
+    const greedy = (n: number) => Array.from({ length: n }, () => ({ below: 0, mass: 0.7 * (1 - 1e-4) }));
+    const i = aaInputs(2);
+    const withPit = (scores: readonly (ReplyScore | null)[], pit: (k: number) => ReplyScore["pit"]) =>
+      scores.map((s, k) => (s ? { ...s, pit: pit(k) } : s));
+    i.checks.sampled = {
+      candidate: withPit(i.checks.sampled.candidate, () => greedy(20)),
+      stock: withPit(i.checks.sampled.stock, (k) => exact(20, k + 1)),
+    };
+    const r = judgeEvaluation(i);
+    expect(r.sampling_audit?.gated).toBe(false);
+    expect(r.sampling_audit?.sampling).toEqual({ temperature: 0.7, top_k: 20, top_p: 0.8 });
+    expect(r.sampling_audit?.candidate).toMatchObject({ replies: 512, tokens: 512 * 20, consistent: false });
+    expect(r.sampling_audit?.stock).toMatchObject({ replies: 512, consistent: true });
+    // the gates and the score are what they are without it
+    expect(r.gates).toEqual(judgeEvaluation(aaInputs(2)).gates);
+    expect(r.score).toBe(judgeEvaluation(aaInputs(2)).score);
+    // no audited reply: nothing to show
+    expect(judgeEvaluation(aaInputs(2)).sampling_audit).toBeNull();
+  });
 });

@@ -1,6 +1,6 @@
 import { currentProtocol, type TaskId, WORKLOAD_IDS, type WorkloadId } from "@/lib/protocol";
 import { buildRecord } from "./record/build-record";
-import type { CacheHit, GapRecord, LatencySummary, ResultRecord } from "./record/schema";
+import type { CacheHit, GapRecord, LatencySummary, ResultRecord, SamplingAuditRecord } from "./record/schema";
 import { gapOf } from "./stats/equivalence";
 import { fidelity } from "./stats/fidelity";
 import { greedyAgreement } from "./stats/greedy-agreement";
@@ -8,6 +8,7 @@ import { lengthRatio, pairReplies, type ReplyLength } from "./stats/length-ratio
 import { memoryVerdict, peakMib } from "./stats/memory";
 import { findOffload } from "./stats/offload-log";
 import { type Cluster, ratioEstimate } from "./stats/ratio-estimate";
+import { type PitInterval, samplingAudit } from "./stats/sampling-audit";
 import { breaksFailuresRule, type PassSpeeds, passRatio } from "./stats/specscore";
 import type { AnswerCount } from "./stats/unanswered";
 
@@ -19,6 +20,18 @@ export interface ReplyScore {
   logprobSum: number;
   /** Those tokens whose rank among the target's choices was not 1. */
   notFirstChoice: number;
+  /**
+   * Each scored token's randomized-PIT interval under the requested sampling (the sampling audit, shown and not
+   * gated); absent where the reply was not audited (its conversation cut for scoring, or the audit off).
+   */
+  pit?: readonly PitInterval[];
+}
+
+/** A workload's acceptance as the engine reported it, and whether that report is possible. */
+export interface WorkloadAcceptance {
+  tokensPerStep: number;
+  credible: boolean;
+  why: string | null;
 }
 
 /** What the check driver measured; null marks a request left unanswered. */
@@ -52,7 +65,11 @@ export interface EvaluationInputs {
   };
   /** The candidate engine's start-up log lines, from every start. */
   startupLog: readonly string[];
-  acceptance: Record<WorkloadId, number | null>;
+  /**
+   * Per workload, the engine's own report of tokens per verify step: a number (taken as credible), or with the
+   * verdict on whether it is possible at all (lib/judge acceptanceCredibility); shown, never scored.
+   */
+  acceptance: Record<WorkloadId, number | WorkloadAcceptance | null>;
   latency?: Partial<Record<WorkloadId, { candidate: LatencySummary | null; stock: LatencySummary | null }>>;
   cacheHits?: Partial<Record<WorkloadId, { candidate: CacheHit | null; stock: CacheHit | null }>>;
   reproducibility: {
@@ -81,6 +98,35 @@ function sampledGap(checks: CheckMeasurements, pick: (s: ReplyScore) => number):
   const c = estimate(checks.sampled.candidate, pick);
   const s = estimate(checks.sampled.stock, pick);
   return c && s ? gapOf(c, s) : null;
+}
+
+const perWorkload = <T, U>(values: Record<WorkloadId, T>, f: (v: T) => U) =>
+  Object.fromEntries(WORKLOAD_IDS.map((w) => [w, f(values[w])])) as Record<WorkloadId, U>;
+
+/** A stable number from the evaluation's seeds: the audit's uniform draws repeat exactly with the evaluation. */
+function auditSeedOf(seeds: Record<string, number | string>): number {
+  let h = 0x811c9dc5;
+  for (const ch of `sampling-audit:${JSON.stringify(seeds)}`) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** The sampling audit of both engines' timed replies, as the stock engine scored them (shown, never gated). */
+function auditOf(checks: CheckMeasurements, seeds: Record<string, number | string>): SamplingAuditRecord | null {
+  const seed = auditSeedOf(seeds);
+  const candidate = samplingAudit(
+    checks.sampled.candidate.map((s) => s?.pit),
+    seed,
+  );
+  const stock = samplingAudit(
+    checks.sampled.stock.map((s) => s?.pit),
+    seed + 1,
+  );
+  if (!candidate && !stock) return null;
+  const { temperature, topK, topP } = currentProtocol().sampling;
+  return { gated: false, sampling: { temperature, top_k: topK, top_p: topP }, candidate, stock };
 }
 
 /** Judges one evaluation from everything measured: the figures, every gate's verdict, SpecScore and the record. */
@@ -130,9 +176,13 @@ export function judgeEvaluation(inputs: EvaluationInputs): ResultRecord {
       likelihood: { candidate: answerCount(checks.sampled.candidate), stock: answerCount(checks.sampled.stock) },
       fidelity: { candidate: answerCount(checks.fidelity.candidate), stock: answerCount(checks.fidelity.stock) },
     },
-    acceptance: inputs.acceptance,
+    acceptance: perWorkload(inputs.acceptance, (a) => (a === null || typeof a === "number" ? a : a.tokensPerStep)),
+    acceptanceReport: perWorkload(inputs.acceptance, (a) =>
+      a === null ? null : typeof a === "number" ? { credible: true, why: null } : { credible: a.credible, why: a.why },
+    ),
     latency: inputs.latency,
     cacheHits: inputs.cacheHits,
     reproducibility: inputs.reproducibility,
+    samplingAudit: auditOf(checks, inputs.reproducibility.seeds),
   });
 }

@@ -4,7 +4,14 @@ export { type TimedRequestBody, type TimedRequestInput, timedRequestBody } from 
 export { type SseEvent, SseParser } from "./client/sse-parser";
 export { type StreamOutcome, streamChat } from "./client/stream-chat";
 export type { JudgeEvent, OnEvent } from "./events";
-export { type Acceptance, acceptanceBetween, scrapeMetrics } from "./metrics/acceptance";
+export {
+  type Acceptance,
+  type AcceptanceCounts,
+  acceptanceBetween,
+  acceptanceCredibility,
+  type Credibility,
+  scrapeMetrics,
+} from "./metrics/acceptance";
 export { parsePrometheus, type Sample } from "./metrics/prometheus";
 export { type PassRatio, pairPasses, type WorkloadRatio } from "./pairing";
 export { buildPool, isHeldOut, TEST_SHARE } from "./pool/build-pool";

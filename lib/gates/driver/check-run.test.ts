@@ -21,6 +21,24 @@ describe("runCheck", () => {
     ]);
     expect(most).toBe(2);
   });
+
+  it("tells its listener how many requests have settled, answered or not, after each one", async () => {
+    const heard: [number, number][] = [];
+    await runCheck(
+      [1, 2, 3],
+      2,
+      async (x) => {
+        if (x === 2) throw new Error("refused");
+        return x;
+      },
+      (settled, total) => heard.push([settled, total]),
+    );
+    expect(heard).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+  });
 });
 
 describe("unansweredNote", () => {

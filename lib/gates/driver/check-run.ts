@@ -5,16 +5,21 @@ export interface CheckRun<T> {
   errors: { index: number; message: string }[];
 }
 
-/** Runs `send` over the items with at most `concurrency` in flight, in order; a throw marks that request unanswered. */
+/**
+ * Runs `send` over the items with at most `concurrency` in flight, in order; a throw marks that request unanswered.
+ * `onProgress` hears how many have settled (answered or not) after each one.
+ */
 export async function runCheck<I, T>(
   items: readonly I[],
   concurrency: number,
   send: (item: I, index: number) => Promise<T>,
+  onProgress?: (settled: number, total: number) => void,
 ): Promise<CheckRun<T>> {
   if (!(concurrency >= 1)) throw new Error(`concurrency must be at least 1, got ${concurrency}`);
   const values: (T | null)[] = new Array(items.length).fill(null);
   const errors: CheckRun<T>["errors"] = [];
   let next = 0;
+  let settled = 0;
   const worker = async () => {
     while (next < items.length) {
       const index = next++;
@@ -23,6 +28,7 @@ export async function runCheck<I, T>(
       } catch (error) {
         errors.push({ index, message: error instanceof Error ? error.message : String(error) });
       }
+      onProgress?.(++settled, items.length);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));

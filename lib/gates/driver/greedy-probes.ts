@@ -32,22 +32,27 @@ export function sendGreedyProbes(
   const { greedy } = currentProtocol().gates;
   const { sampling } = currentProtocol();
   const maxTokens = options.maxTokens ?? greedy.maxTokens;
-  return runCheck(probes, 1, async (probe) => {
-    const text = await streamChat(
-      endpoint,
-      probe.body ?? {
-        messages: probe.messages,
-        ...(probe.tools && probe.tools.length > 0 ? { tools: probe.tools, tool_choice: "none" } : {}),
-        max_tokens: probe.maxTokens ?? maxTokens,
-        temperature: greedy.temperature,
-        top_p: sampling.topP,
-        top_k: sampling.topK,
-        ...(probe.seed === undefined ? {} : { seed: probe.seed }),
-        stream_options: { include_usage: true },
-        chat_template_kwargs: { enable_thinking: false },
-      },
-      options,
-    );
-    return options.tokenizer.encode(text);
-  });
+  return runCheck(
+    probes,
+    1,
+    async (probe) => {
+      const text = await streamChat(
+        endpoint,
+        probe.body ?? {
+          messages: probe.messages,
+          ...(probe.tools && probe.tools.length > 0 ? { tools: probe.tools, tool_choice: "none" } : {}),
+          max_tokens: probe.maxTokens ?? maxTokens,
+          temperature: greedy.temperature,
+          top_p: sampling.topP,
+          top_k: sampling.topK,
+          ...(probe.seed === undefined ? {} : { seed: probe.seed }),
+          stream_options: { include_usage: true },
+          chat_template_kwargs: { enable_thinking: false },
+        },
+        options,
+      );
+      return options.tokenizer.encode(text);
+    },
+    options.onProgress,
+  );
 }

@@ -9,6 +9,8 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 export interface RequestOptions {
   fetch?: FetchLike;
   timeoutMs?: number;
+  /** Hears how many of a check's requests have settled, after each one (the live page's check progress). */
+  onProgress?: (settled: number, total: number) => void;
 }
 
 const url = (endpoint: EngineEndpoint, path: string) => `${endpoint.baseUrl.replace(/\/+$/, "")}${path}`;

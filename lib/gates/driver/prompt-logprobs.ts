@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RawCandidate } from "../stats/sampling-audit";
 
 const logprobEntry = z.object({
   logprob: z.number(),
@@ -48,6 +49,33 @@ export function promptTokenScores(
     scores.push({ logprob: entry.logprob, rank: entry.rank ?? null });
   }
   return scores;
+}
+
+/**
+ * At each prompt position in [from, ids.length), the target's `k` most likely tokens with their raw log-probabilities
+ * (the entry's other tokens: vLLM adds the prompt's own token when it ranks below them). Call after
+ * `promptTokenScores` has checked that the positions line up.
+ */
+export function promptTopCandidates(
+  response: PromptLogprobsResponse,
+  ids: readonly number[],
+  from: number,
+  k: number,
+): RawCandidate[][] {
+  const out: RawCandidate[][] = [];
+  for (let i = from; i < ids.length; i++) {
+    const entry = response.prompt_logprobs[i];
+    if (!entry) throw new Error(`prompt_logprobs position ${i} is empty`);
+    const candidates = Object.entries(entry)
+      .map(([id, e]) => ({ id: Number(id), logprob: e.logprob }))
+      .filter((c) => Number.isInteger(c.id) && Number.isFinite(c.logprob))
+      .sort((a, b) => b.logprob - a.logprob || a.id - b.id);
+    if (candidates.length < k) {
+      throw new Error(`prompt_logprobs position ${i} holds ${candidates.length} tokens, ${k} were asked`);
+    }
+    out.push(candidates.slice(0, k));
+  }
+  return out;
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {

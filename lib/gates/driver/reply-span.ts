@@ -7,6 +7,8 @@ export interface ScoredPrompt {
   ids: number[];
   /** Index of the first token of the final message (a token straddling its start counts as its). */
   replyStart: number;
+  /** The text before the final message tokenizes alone into exactly the tokens before `replyStart` (no straddle). */
+  cleanStart: boolean;
 }
 
 /**
@@ -41,5 +43,5 @@ export function renderForScoring(
     replyStart++;
   }
   if (replyStart === 0) throw new Error("the rendered prompt has no tokens before its final message");
-  return { text, ids, replyStart };
+  return { text, ids, replyStart, cleanStart: replyStart === prefixIds.length };
 }

@@ -1,10 +1,24 @@
+import { currentProtocol } from "@/lib/protocol";
 import type { ChatTemplate } from "@/lib/tokenizer/chat-template";
 import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import type { ReplyScore } from "../judge-evaluation";
-import { type ContextLimits, type ConversationForCheck, protocolContextLimits, scoringMessages } from "./check-context";
+import { type AuditSampling, type PitInterval, pitInterval, processedDistribution } from "../stats/sampling-audit";
+import {
+  type ContextLimits,
+  type ConversationForCheck,
+  cutReply,
+  protocolContextLimits,
+  scoringMessages,
+} from "./check-context";
 import { type CheckRun, runCheck } from "./check-run";
 import { type EngineEndpoint, postChat, type RequestOptions } from "./openai-client";
-import { promptLogprobsResponseSchema, promptTokenScores, type TokenScore } from "./prompt-logprobs";
+import {
+  type PromptLogprobsResponse,
+  promptLogprobsResponseSchema,
+  promptTokenScores,
+  promptTopCandidates,
+  type TokenScore,
+} from "./prompt-logprobs";
 import { renderForScoring, type ScoredPrompt } from "./reply-span";
 
 export interface ScoringOptions extends RequestOptions {
@@ -13,12 +27,24 @@ export interface ScoringOptions extends RequestOptions {
   limits?: ContextLimits;
   /** Scoring requests in flight at once (they are not timed). */
   concurrency?: number;
+  /**
+   * The sampling the timed replies were asked for, for the exact sampling audit (stats/sampling-audit.ts): the
+   * protocol's when absent; false leaves the audit out (scoring requests then ask for the first choice only).
+   */
+  audit?: AuditSampling | false;
 }
 
 /** A conversation prepared for scoring: the messages sent and the prompt as the arena tokenizes it. */
 export interface PreparedText {
   body: object;
   prompt: ScoredPrompt | null;
+  /**
+   * Whether the sampling audit can read this reply: scored on its whole conversation (nothing cut before it), its
+   * text kept as sampled (no whitespace trimmed) and its first token not merged with the template's text before it.
+   */
+  auditable: boolean;
+  /** The reply was cut to its first characters: its last scored token may be part of a sampled one. */
+  replyCut: boolean;
 }
 
 /** Builds the scoring request of a reply after its conversation; `prompt` is null when the cut reply is empty. */
@@ -36,9 +62,29 @@ export function prepareScoring(conversation: ConversationForCheck, options: Scor
     chat_template_kwargs: { enable_thinking: false },
     stream: false,
   };
-  if (messages[messages.length - 1]!.content.trim() === "") return { body, prompt: null };
-  return { body, prompt: renderForScoring(messages, tools, options.template, options.tokenizer) };
+  const replyCut =
+    cutReply(conversation.reply, (options.limits ?? protocolContextLimits()).replyChars) !== conversation.reply;
+  if (messages[messages.length - 1]!.content.trim() === "") return { body, prompt: null, auditable: false, replyCut };
+  const prompt = renderForScoring(messages, tools, options.template, options.tokenizer);
+  const context = messages.slice(0, -1);
+  const wholeContext =
+    context.length === conversation.messages.length &&
+    context.every(
+      (m, i) => m.role === conversation.messages[i]!.role && m.content === conversation.messages[i]!.content,
+    );
+  const auditable = wholeContext && conversation.reply.trimStart() === conversation.reply && prompt.cleanStart;
+  return { body, prompt, auditable, replyCut };
 }
+
+/** The audit's sampling, or null when it is off or cannot see the whole support (top_k off or above vLLM's 20). */
+function auditSampling(options: ScoringOptions): AuditSampling | null {
+  if (options.audit === false) return null;
+  const s = options.audit ?? currentProtocol().sampling;
+  return s.topK > 0 && s.topK <= MAX_PROMPT_LOGPROBS && s.temperature > 0 ? s : null;
+}
+
+/** vLLM's default `max_logprobs`: the most `prompt_logprobs` a request may ask for. */
+const MAX_PROMPT_LOGPROBS = 20;
 
 async function score(
   endpoint: EngineEndpoint,
@@ -61,11 +107,37 @@ export async function scoreSampledReplies(
   options: ScoringOptions,
 ): Promise<CheckRun<ReplyScore>> {
   const prepared = replies.map((r) => prepareScoring(r, options));
-  return runCheck(prepared, options.concurrency ?? 4, async (p) => {
-    if (p.prompt === null) return { tokens: 0, logprobSum: 0, notFirstChoice: 0 };
-    const scores = await score(endpoint, p, (prompt) => prompt.replyStart, options);
-    return summarize(scores);
-  });
+  const sampling = auditSampling(options);
+  return runCheck(
+    prepared,
+    options.concurrency ?? 4,
+    async (p) => {
+      if (p.prompt === null) return { tokens: 0, logprobSum: 0, notFirstChoice: 0 };
+      const prompt = p.prompt;
+      if (!sampling || !p.auditable) return summarize(await score(endpoint, p, () => prompt.replyStart, options));
+      // the same request, asking for the whole support the timed request sampled from at each token
+      const body = { ...p.body, prompt_logprobs: sampling.topK };
+      const response = promptLogprobsResponseSchema.parse(await postChat(endpoint, body, options));
+      const summary = summarize(promptTokenScores(response, prompt.ids, prompt.replyStart));
+      // the audit is shown, never gated: a response it cannot read leaves the reply scored and unaudited
+      const pit = pitIntervals(response, prompt, sampling);
+      return pit ? { ...summary, pit: p.replyCut ? pit.slice(0, -1) : pit } : summary;
+    },
+    options.onProgress,
+  );
+}
+
+function pitIntervals(
+  response: PromptLogprobsResponse,
+  prompt: ScoredPrompt,
+  sampling: AuditSampling,
+): PitInterval[] | null {
+  try {
+    const top = promptTopCandidates(response, prompt.ids, prompt.replyStart, sampling.topK);
+    return top.map((raw, i) => pitInterval(processedDistribution(raw, sampling), prompt.ids[prompt.replyStart + i]!));
+  } catch {
+    return null;
+  }
 }
 
 export function summarize(scores: readonly TokenScore[]): ReplyScore {
@@ -93,7 +165,10 @@ export async function scoreFixedTexts(
     if (p.prompt === null) throw new Error("a fixed text has an empty reply");
     return p;
   });
-  return runCheck(prepared, options.concurrency ?? 4, async (p) =>
-    (await score(endpoint, p, () => 1, options)).map((s) => s.logprob),
+  return runCheck(
+    prepared,
+    options.concurrency ?? 4,
+    async (p) => (await score(endpoint, p, () => 1, options)).map((s) => s.logprob),
+    options.onProgress,
   );
 }

@@ -16,6 +16,7 @@ import {
   type Reproducibility,
   type ResultRecord,
   resultRecordSchema,
+  type SamplingAuditRecord,
 } from "./schema";
 
 type PerEngine<T> = { candidate: T; stock: T };
@@ -44,6 +45,10 @@ export interface MeasuredFigures {
   offload: readonly OffloadFinding[];
   answers: Record<"greedy" | "likelihood" | "fidelity", PerEngine<AnswerCount>>;
   acceptance: Record<WorkloadId, number | null>;
+  /** Whether each workload's acceptance report is possible (lib/judge acceptanceCredibility); credible when absent. */
+  acceptanceReport?: Record<WorkloadId, { credible: boolean; why: string | null } | null>;
+  /** The exact sampling audit of the timed replies: shown, never gated. */
+  samplingAudit?: SamplingAuditRecord | null;
   latency?: Partial<Record<WorkloadId, PerEngine<LatencySummary | null>>>;
   cacheHits?: Partial<Record<WorkloadId, PerEngine<CacheHit | null>>>;
   reproducibility: Omit<Reproducibility, "protocol_version" | "task">;
@@ -160,6 +165,8 @@ export function buildRecord(f: MeasuredFigures): ResultRecord {
     latency,
     cache_hits: cacheHits,
     reproducibility: { protocol_version: protocol.version, task: f.task, ...f.reproducibility },
+    ...(f.samplingAudit === undefined ? {} : { sampling_audit: f.samplingAudit }),
+    ...(f.acceptanceReport ? { acceptance_report: f.acceptanceReport } : {}),
   } satisfies ResultRecord);
 }
 

@@ -80,6 +80,35 @@ export const reproducibilitySchema = z.object({
     .optional(),
 });
 
+/** One engine's timed replies under the sampling audit (lib/gates/stats/sampling-audit.ts). */
+export const samplingAuditSchema = z.object({
+  replies: z.number().int().nonnegative(),
+  tokens: z.number().int().nonnegative(),
+  informative: z.number().int().nonnegative(),
+  ad: finite,
+  p_value: finite.min(0).max(1),
+  ks_d: finite.min(0).max(1),
+  ks_p_value: finite.min(0).max(1),
+  mean_u: finite.min(0).max(1),
+  outside_share: finite.min(0).max(1),
+  alpha: finite.min(0).max(1),
+  outside_tolerance: finite.min(0).max(1),
+  consistent: z.boolean(),
+});
+
+/**
+ * The exact sampling audit of each engine's timed replies (beyond the seeds): shown, never gated under protocol v1.
+ * Each scored token's randomized PIT over the stock engine's top-k distribution after the request's sampling is
+ * uniform exactly when the engine samples the target's distribution; an Anderson–Darling test over them, and the
+ * share of tokens outside that distribution's support.
+ */
+export const samplingAuditRecordSchema = z.object({
+  gated: z.literal(false),
+  sampling: z.object({ temperature: finite, top_k: z.number().int(), top_p: finite }),
+  candidate: samplingAuditSchema.nullable(),
+  stock: samplingAuditSchema.nullable(),
+});
+
 /**
  * Everything the judge recorded about one evaluation: the fields of the seed evaluation page's result JSON
  * (`ratios` … `score`), then the gate table, timings, cache hits and the facts that reproduce it.
@@ -136,6 +165,10 @@ export const resultRecordSchema = z.object({
   latency: workloads(byEngine(latencySchema.nullable())),
   cache_hits: workloads(byEngine(cacheHitSchema.nullable())),
   reproducibility: reproducibilitySchema,
+  /** Shown, not gated: absent on records from before it, null when no reply could be audited. */
+  sampling_audit: samplingAuditRecordSchema.nullable().optional(),
+  /** Per workload, whether the engine's own acceptance report is possible (absent on older records). */
+  acceptance_report: workloads(z.object({ credible: z.boolean(), why: z.string().nullable() }).nullable()).optional(),
 });
 
 export type ResultRecord = z.infer<typeof resultRecordSchema>;
@@ -146,4 +179,7 @@ export type Percentiles = z.infer<typeof percentilesSchema>;
 export type LatencySummary = z.infer<typeof latencySchema>;
 export type CacheHit = z.infer<typeof cacheHitSchema>;
 export type Reproducibility = z.infer<typeof reproducibilitySchema>;
+export type SamplingAuditRecord = z.infer<typeof samplingAuditRecordSchema>;
+export type SamplingAudit = z.infer<typeof samplingAuditSchema>;
+export type AcceptanceReport = NonNullable<ResultRecord["acceptance_report"]>;
 export type RecordLimits = z.infer<typeof limitsSchema>;

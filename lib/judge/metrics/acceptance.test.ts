@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { acceptanceBetween } from "./acceptance";
+import { acceptanceBetween, acceptanceCredibility } from "./acceptance";
 import { parsePrometheus } from "./prometheus";
 
 const snapshot = (
@@ -40,5 +40,42 @@ describe("acceptance from /metrics deltas", () => {
     expect(acceptanceBetween(parsePrometheus("x 1\n"), parsePrometheus("x 2\n"))).toBeNull();
     expect(acceptanceBetween(parsePrometheus(snapshot(5, 5, [])), parsePrometheus(snapshot(5, 5, [])))).toBeNull();
     expect(acceptanceBetween(null, parsePrometheus(snapshot(5, 5, [])))).toBeNull();
+  });
+});
+
+describe("whether an acceptance report is possible", () => {
+  it("believes an honest report: 3 draft tokens a step, at most 4 tokens per verify step", () => {
+    const a = acceptanceBetween(
+      parsePrometheus(snapshot(100, 150, [80, 50, 20])),
+      parsePrometheus(snapshot(300, 450, [240, 150, 60])),
+    )!;
+    expect(acceptanceCredibility(a)).toEqual({ credible: true, why: null });
+    // every draft fully accepted: exactly k + 1
+    expect(acceptanceCredibility({ drafts: 10, draftTokens: 30, acceptedTokens: 30 }).credible).toBe(true);
+  });
+
+  it("flags an inflated accepted counter: more accepted than drafted, and above k + 1 per step", () => {
+    // the engine: 5.5 tokens per verify step for a 3-token speculator
+    const inflated = acceptanceBetween(parsePrometheus(snapshot(100, 0, [])), parsePrometheus(snapshot(300, 900, [])))!;
+    expect(inflated.meanAcceptedLength).toBeCloseTo(5.5, 10);
+    expect(acceptanceCredibility(inflated)).toEqual({
+      credible: false,
+      why: "it reports more tokens accepted (900) than drafted (600)",
+    });
+    // without a drafted-token counter, k is the number of positions it reports
+    expect(
+      acceptanceCredibility({ drafts: 100, draftTokens: null, acceptedTokens: 450, perPosition: [1, 1, 1] }),
+    ).toEqual({ credible: false, why: "5.50 tokens per verify step is above k + 1 = 4" });
+    expect(
+      acceptanceCredibility({ drafts: 100, draftTokens: 300, acceptedTokens: 90, perPosition: [1.2, 0, 0] }),
+    ).toMatchObject({ credible: false, why: "a draft position accepted more often than there were drafts" });
+  });
+
+  it("flags counters that went backwards or accepted without drafting; nothing to check against is no fault", () => {
+    expect(acceptanceCredibility({ drafts: 10, draftTokens: 30, acceptedTokens: -5 }).credible).toBe(false);
+    expect(acceptanceCredibility({ drafts: 0, draftTokens: 0, acceptedTokens: 5 }).why).toBe(
+      "it accepted tokens without drafting any",
+    );
+    expect(acceptanceCredibility({ drafts: 10, draftTokens: null, acceptedTokens: 60 }).credible).toBe(true);
   });
 });

@@ -60,6 +60,49 @@ export function acceptanceBetween(
   };
 }
 
+/** The totals of an engine's speculation counters over one or more passes (deltas, summed). */
+export interface AcceptanceCounts {
+  drafts: number;
+  /** null when the engine reports no drafted-token counter. */
+  draftTokens: number | null;
+  acceptedTokens: number;
+  /** Accepted tokens per draft position over drafts (empty when not reported). */
+  perPosition?: readonly number[];
+}
+
+/** Whether an engine's own acceptance report is possible at all, and if not, why (shown beside it, never scored). */
+export interface Credibility {
+  credible: boolean;
+  why: string | null;
+}
+
+const ok: Credibility = { credible: true, why: null };
+
+/**
+ * A verify step drafts k tokens and keeps at most those k plus one of the target's, so a report is impossible when
+ * its counters went backwards, when it accepted more tokens than it drafted, when a draft position accepted more
+ * often than there were drafts, or when its tokens per verify step exceed k + 1 (k: drafted tokens per draft, or the
+ * number of positions it reports when it reports no drafted tokens). Nothing to check it against is not a fault.
+ */
+export function acceptanceCredibility(a: AcceptanceCounts): Credibility {
+  const no = (why: string): Credibility => ({ credible: false, why });
+  if (!(a.drafts >= 0 && a.acceptedTokens >= 0 && (a.draftTokens === null || a.draftTokens >= 0)))
+    return no("its speculation counters went backwards");
+  if (a.drafts === 0) return a.acceptedTokens > 0 ? no("it accepted tokens without drafting any") : ok;
+  if (a.draftTokens !== null && a.acceptedTokens > a.draftTokens)
+    return no(`it reports more tokens accepted (${a.acceptedTokens}) than drafted (${a.draftTokens})`);
+  const positions = a.perPosition ?? [];
+  if (positions.some((rate) => rate > 1 + 1e-9))
+    return no("a draft position accepted more often than there were drafts");
+  const k = a.draftTokens !== null ? a.draftTokens / a.drafts : positions.length > 0 ? positions.length : null;
+  const perStep = 1 + a.acceptedTokens / a.drafts;
+  if (k !== null && perStep > k + 1 + 1e-9)
+    return no(`${perStep.toFixed(2)} tokens per verify step is above k + 1 = ${formatK(k + 1)}`);
+  return ok;
+}
+
+const formatK = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
+
 /** Reads the engine's /metrics; null when it does not answer (acceptance is optional). */
 export async function scrapeMetrics(baseUrl: string, dispatcher: Dispatcher): Promise<Sample[] | null> {
   try {

@@ -12,6 +12,8 @@ import { killUserProcesses } from "./engine-user";
 
 export interface EngineStart {
   role: "candidate" | "stock";
+  /** The operators' name of this start (its log file); the scratch folder's name when absent. */
+  name?: string;
   engineDir: string;
   scratchDir: string;
   env: Record<string, string>;
@@ -38,12 +40,12 @@ const LOG_KEEP = 2000;
 const LOG_FILE_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
- * The operators' copy of an engine start's output (the sandbox's `logDir`): `<scratch name>.log`, each line stamped
+ * The operators' copy of an engine start's output (the sandbox's `logDir`): `<start name>.log`, each line stamped
  * with the agent's clock, for as long as anything holds the engine's output open (a process it left behind too).
  */
-function operatorsLog(dir: string | null, scratchDir: string): ((line: string) => void) & { end(): void } {
+function operatorsLog(dir: string | null, name: string): ((line: string) => void) & { end(): void } {
   if (!dir) return Object.assign(() => undefined, { end: () => undefined });
-  const stream = createWriteStream(join(dir, `${basename(scratchDir)}.log`), { flags: "a", mode: 0o600 });
+  const stream = createWriteStream(join(dir, `${name}.log`), { flags: "a", mode: 0o600 });
   stream.on("error", () => undefined);
   let written = 0;
   const write = (line: string) => {
@@ -74,7 +76,7 @@ export async function startEngine(start: EngineStart): Promise<RunningEngine> {
   };
   const child = spawn(launch.command, launch.args, options);
   const log: string[] = [];
-  const file = operatorsLog(sandbox.logDir, start.scratchDir);
+  const file = operatorsLog(sandbox.logDir, start.name ?? basename(start.scratchDir));
   child.on("close", () => file.end());
   const keep = (line: string) => {
     log.push(line);

@@ -21,7 +21,7 @@ describe("a candidate whose plugin/ does not install", () => {
     expect(run.record).toBeNull();
     expect(run.reason).toMatch(/^the candidate.s plugin\/ did not install: the installer exited with 1: /);
     expect(run.reason).toContain(installer);
-    expect(run.logTail).toMatch(/^\$ \S+\/sim-engine install-plugin \S+\/candidate-1\/plugin-source\n/);
+    expect(run.logTail).toMatch(/^\$ \S+\/sim-engine install-plugin \S+\/candidate\/plugin-source\n/);
     expect(run.agentLog.find((l) => l.startsWith("error: the candidate's plugin/ did not install"))).toContain(
       installer,
     );

@@ -24,7 +24,6 @@ import {
 import { allowedMemoryMib, currentProtocol, getProfile, getTask, WORKLOAD_IDS, type WorkloadId } from "../../protocol";
 import { type ContainerEngines, openContainerEngines } from "../engine-container/container-engines";
 import { type DeviceProbe, detectDeviceProbe, nvidiaSmiProbe, simulatedDeviceProbe } from "./device-probe";
-import { engineEnv } from "./engine-env";
 import { engineLogin } from "./engine-login";
 import { type RunningEngine, startEngine, stopEngine, waitHealthy } from "./engine-process";
 import { type EngineIdentity, engineIdentity, withPodSandbox } from "./engine-user";
@@ -34,6 +33,7 @@ import { freePort } from "./free-port";
 import { acceptanceOf, cacheHitOf, latencyOf, lengthsOf, repliesByWorkload, type TimedResults } from "./measure";
 import { startWindowedSampler, type WindowedSampler } from "./memory-sampler";
 import { installPlugin } from "./plugin-install";
+import { engineStartSpec } from "./start-spec";
 import { waitDeviceIdle } from "./wait-device-idle";
 
 /** The simulated device stands for a B200 as nvidia-smi reports it. */
@@ -157,21 +157,27 @@ async function runPodWith(
   let starts = 0;
   async function start(role: Role, utilization: number): Promise<RunningEngine> {
     starts += 1;
-    const scratch = join(container ? container.scratchRoot : env.ARENA_SCRATCH_DIR, `${role}-${starts}`);
     const port = await freePort();
     emit({ type: "engine", engine: role, state: "starting" });
-    const environment = engineEnv({
+    const spec = engineStartSpec({
+      role,
+      start: starts,
+      gpuMemoryUtilization: utilization,
+      port,
       taskId: env.ARENA_TASK,
       profile: profile.name,
-      port,
+      scratchRoot: container ? container.scratchRoot : env.ARENA_SCRATCH_DIR,
+      engineDir: env.ARENA_ENGINE_DIR,
+      stockEngineDir: env.ARENA_STOCK_ENGINE_DIR,
       targetDir: env.ARENA_TARGET_DIR,
-      speculatorDir: role === "candidate" ? env.ARENA_SPECULATOR_DIR : noSpeculatorDir,
-      gpuMemoryUtilization: utilization,
-      homeDir: scratch,
+      speculatorDir: env.ARENA_SPECULATOR_DIR,
+      noSpeculatorDir,
       login: container ? container.login : engineLogin(identity),
       image: { PATH: env.PATH, LD_LIBRARY_PATH: env.LD_LIBRARY_PATH },
       simulated,
     });
+    const scratch = spec.scratchDir;
+    const environment = spec.env;
     if (role === "candidate") {
       // plugin/ lands in this start's HOME, which is removed when the engine stops: it is installed every start
       const plugin = await (container ? container.installPlugin.bind(container) : installPlugin)({
@@ -195,7 +201,8 @@ async function runPodWith(
     }
     const engine = await (container ? container.start.bind(container) : startEngine)({
       role,
-      engineDir: role === "candidate" ? env.ARENA_ENGINE_DIR : env.ARENA_STOCK_ENGINE_DIR,
+      name: spec.name,
+      engineDir: spec.engineDir,
       scratchDir: scratch,
       identity,
       env: environment,
@@ -338,7 +345,8 @@ async function runPodWith(
     // 4. The checks, each engine restarted with room for prompt logprobs.
     const probes = greedyProbes(pool, { seed, count: profile.greedyProbes, maxTokens: profile.greedyMaxTokens, model });
     const texts = fixedTexts(pool, { seed, count: profile.fidelityTexts });
-    const probePrompts = probes.map((p) => ({ messages: p.messages, tools: p.tools, seed: p.body.seed }));
+    // each probe's body is a timed request's (timedRequestBody), only at temperature 0: the same shape, key for key
+    const probePrompts = probes.map((p) => ({ messages: p.messages, tools: p.tools, seed: p.body.seed, body: p.body }));
     const checkTexts = texts.map((t) => ({ messages: t.messages, tools: t.tools, reply: t.reply }));
     const seedNumber = Number.parseInt(seed.replace(/\D/g, "").slice(0, 9) || "1", 10);
     const candidateReplies = drawAcrossGroups(repliesByWorkload(candidate), profile.likelihoodReplies, seedNumber);

@@ -70,7 +70,7 @@ export class ContainerEngines {
     const reply = await this.launcher.request(
       "start",
       {
-        name: basename(start.scratchDir),
+        name: start.name ?? basename(start.scratchDir),
         argv: ["bash", join(start.engineDir, "launch.sh"), "serve"],
         env: start.env,
         cwd: start.scratchDir,
