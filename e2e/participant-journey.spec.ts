@@ -5,6 +5,7 @@ import {
   issueTokenInBrowser,
   keepScreenshot,
   markNoReload,
+  openPage,
   recordTexts,
   seenTexts,
   signInAsAdmin,
@@ -26,7 +27,7 @@ test("a participant signs in with a token, submits, watches the evaluation live 
   const token = await issueTokenInBrowser(admin, participant);
   await admin.close();
 
-  const page = await browser.newPage();
+  const page = await openPage(browser);
   await page.goto("/submit");
   await page.getByLabel("Arena token").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -142,5 +143,5 @@ test("a participant signs in with a token, submits, watches the evaluation live 
   const ranked = page.locator("section", { has: page.getByRole("heading", { name: "Participants" }) });
   await expect(ranked.getByText(method)).toHaveCount(0);
   await keepScreenshot(page, testInfo, "task-board-qwen3-8b");
-  await page.close();
+  await page.context().close();
 });

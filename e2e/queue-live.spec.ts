@@ -5,6 +5,7 @@ import {
   issueTokenInBrowser,
   keepScreenshot,
   markNoReload,
+  openPage,
   recordTexts,
   seenTexts,
   signInAsAdmin,
@@ -37,7 +38,7 @@ test("a queued evaluation's position falls live as the evaluations ahead finish,
     ahead.push(await submitThroughApi(request, token, { inline, method: unique(`ahead ${i}`), profile: "ci" }));
   const watched = await submitThroughApi(request, token, { inline, method: unique("watched"), profile: "ci" });
 
-  const page = await browser.newPage();
+  const page = await openPage(browser);
   await page.goto(`/evaluations/${watched.evaluationId}`);
   await expect(page.getByText("● live")).toBeVisible();
   await markNoReload(page);
@@ -104,6 +105,6 @@ test("a queued evaluation's position falls live as the evaluations ahead finish,
   expect([...times].sort((a, b) => b - a)).toEqual(times);
   for (const id of mine)
     await expect(section("Latest evaluations").locator(`li[data-evaluation="${id}"]`)).toHaveCount(0);
-  await page.close();
+  await page.context().close();
   await admin.close();
 });

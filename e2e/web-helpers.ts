@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Page, TestInfo } from "@playwright/test";
+import type { Browser, Page, TestInfo } from "@playwright/test";
 import { expect } from "./support/arena";
 import type { ArenaInfo } from "./support/arena-info";
 
@@ -13,6 +13,15 @@ export async function keepScreenshot(page: Page, testInfo: TestInfo, name: strin
   const file = path.join(screenshotDir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   await testInfo.attach(name, { path: file, contentType: "image/png" });
+}
+
+/**
+ * A page in a browser context of its own (its own cookies); close it with `page.context().close()`. Unlike
+ * `browser.newPage()`'s, its context can open further pages, which axe-core's Playwright runner does to gather its
+ * results.
+ */
+export async function openPage(browser: Browser): Promise<Page> {
+  return (await browser.newContext()).newPage();
 }
 
 /** Signs the operator in through /admin/sign-in, as a person would. */
