@@ -21,16 +21,15 @@ export default defineConfig({
         },
       },
       {
-        // Whole evaluations on the simulated engine, after everything else, one file at a time: a pod sharing the
-        // machine with another runs its candidate and stock phases under different loads, which skews the speed
-        // ratio and how far each engine plays into its sessions (and so the gates' samples). The red-team matrix
-        // comes last, five pods at a time.
+        // Whole evaluations on the simulated engine, after everything else, a few files at a time (`npm test` passes
+        // --maxWorkers): a pod spends most of its time waiting on its fixed-time passes, health timeouts and faults,
+        // and its gates are built to hold under load (the red-team matrix plays five pods at once on two cores).
+        // The red-team matrix comes last.
         extends: true,
         test: {
           name: "evaluations",
           include: ["**/*.e2e.test.ts"],
           exclude: [...ignored, "lib/red-team/**"],
-          fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
       },

@@ -3,18 +3,19 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { SIM_EAGLE_LAUNCH } from "../kit/examples";
-import { resetEventHubForTests } from "../queue/event-hub";
-import { serveApp } from "../testing/app-routes";
+import { buildWeb, childEnv, hasWebBuild, type SupervisedApp, superviseApp } from "../ops/arena-stack";
+import { freePort } from "../ops/services";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
 import { type DroppingProxy, startDroppingProxy } from "../testing/dropping-proxy";
-import { type SpawnedWorker, simulatedWorkerEnv, spawnWorker } from "../testing/spawn-worker";
+import { simulatedWorkerEnv } from "../testing/spawn-worker";
 import { issueToken } from "../tokens/issue-token";
 
-// Both participant clients against the arena: the app's route handlers served over a real socket (as `next start`
-// serves them, without the minutes a build takes), the real worker process, local pods on the simulated engines.
+// Both participant clients against the arena as `npm run arena` runs it: the built web app (`next start`) and the
+// worker under the arena's own supervision, local pods on the simulated engines (`npm test` builds before the whole
+// evaluations run; alone, this file builds when no build is there).
 // Every event stream passes a proxy that cuts each client's first connection once a pass has ended. The Python client
 // is the file the arena serves at /client.py, run by the machine's python3 with nothing installed; the CLI is the
 // package's bin (what `npx speculatorarena` runs). Its test-split submission plays on a fresh clone's terms: no
@@ -27,9 +28,12 @@ const PASSES = ["candidate", "stock"].flatMap((engine) =>
 
 let ctx: ArenaTestContext;
 let base: string;
-let app: Awaited<ReturnType<typeof serveApp>>;
+let app: SupervisedApp | undefined;
+let appUrl: string;
+/** The web process's and worker's last lines, printed when a test fails. */
+const output: string[] = [];
+let failed = false;
 let proxy: DroppingProxy;
-let worker: SpawnedWorker;
 let engineDir: string;
 let pythonDir: string;
 const tokens: Record<"python" | "cli", string> = { python: "", cli: "" };
@@ -77,32 +81,48 @@ beforeAll(async () => {
   engineDir = join(base, "my-engine");
   await mkdir(engineDir);
   await writeFile(join(engineDir, "launch.sh"), SIM_EAGLE_LAUNCH, { mode: 0o755 });
-  app = await serveApp();
-  proxy = await startDroppingProxy(app.url, {
+  if (!hasWebBuild()) await buildWeb(childEnv({}));
+  const port = await freePort();
+  appUrl = `http://127.0.0.1:${port}`;
+  app = await superviseApp({
+    env: {
+      ...process.env,
+      ...simulatedWorkerEnv(ctx, join(base, "data"), { GPU_SLOTS: "2", PUBLIC_DATA_DIR: join(base, "no-public-data") }),
+    },
+    port,
+    host: "127.0.0.1",
+    baseUrl: `${appUrl}/api/health`,
+    write: (line) => {
+      output.push(line);
+      if (output.length > 400) output.splice(0, output.length - 400);
+    },
+    log: (line) => output.push(line),
+  });
+  proxy = await startDroppingProxy(appUrl, {
     // each evaluation's first stream only: a later `watch` of it passes untouched
     cut: (stream) => proxy.streams.filter((s) => s.path === stream.path).length === 1,
     cutWhen: (text) => text.includes("event: pass-ended"),
   });
-  worker = spawnWorker(
-    simulatedWorkerEnv(ctx, join(base, "data"), { GPU_SLOTS: "2", PUBLIC_DATA_DIR: join(base, "no-public-data") }),
-  );
   tokens.python = (await issueToken({ accountName: "python participant" })).token;
   tokens.cli = (await issueToken({ accountName: "cli participant" })).token;
   // the Python client as the guide says to fetch it: the arena's /client.py, saved as speculatorarena/client.py
   pythonDir = join(base, "python-client");
   await mkdir(join(pythonDir, "speculatorarena"), { recursive: true });
-  const served = await fetch(`${app.url}/client.py`);
+  const served = await fetch(`${appUrl}/client.py`);
   expect(served.status).toBe(200);
   expect(served.headers.get("x-speculatorarena-version")).toMatch(/^\d+\.\d+\.\d+\+protocol\.\d+$/);
   await writeFile(join(pythonDir, "speculatorarena", "client.py"), await served.text());
 });
 
+afterEach((context) => {
+  if (context.task.result?.state === "fail") failed = true;
+});
+
 afterAll(async () => {
+  if (failed) console.log(output.join("\n"));
   for (const child of running) child.kill("SIGTERM");
-  await worker?.kill();
   await proxy?.close();
-  await app?.close();
-  await resetEventHubForTests();
+  await app?.stop();
   await ctx.teardown();
   await rm(base, { recursive: true, force: true }).catch(() => undefined);
 });

@@ -19,6 +19,33 @@ export function runStep(
   });
 }
 
+/**
+ * Runs a command to completion with each output line prefixed with its name (steps that run side by side stay
+ * readable); rejects naming the command when it fails.
+ */
+export function runPrefixedStep(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env?: ChildEnv; cwd?: string } = {},
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // in the caller's process group (not startPrefixed's own): a Ctrl-C reaches the step too
+    const child = spawn(command, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: options.env as NodeJS.ProcessEnv,
+      cwd: options.cwd,
+    });
+    for (const stream of [child.stdout, child.stderr])
+      createInterface({ input: stream }).on("line", (line) => process.stdout.write(`[${name}] ${line}\n`));
+    child.once("error", (error) => reject(new Error(`${command} could not start: ${error.message}`)));
+    child.once("exit", (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${[command, ...args].join(" ")} exited with ${signal ?? `code ${code}`}`));
+    });
+  });
+}
+
 /** Starts a long-running process whose output lines are prefixed with its name. */
 export function startPrefixed(
   name: string,

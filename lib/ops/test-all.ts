@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { repoRoot } from "./arena-stack";
 import { opsEnv } from "./env";
-import { formatSeconds, runStep } from "./processes";
+import { formatSeconds, runPrefixedStep, runStep } from "./processes";
 import { redactUrl } from "./redact-url";
 import { checkPostgres, checkRedis, ensurePostgres, ensureRedis, type Service } from "./services";
 
@@ -19,6 +19,9 @@ const stepList = z
   .pipe(z.array(z.enum(stepIds, { message: `steps are ${stepIds.join(", ")}` })));
 
 const argsSchema = z.object({ only: stepList.optional(), skip: stepList.optional(), help: z.boolean().default(false) });
+
+/** Whole-evaluation test files run at once (vitest.config.ts: the evaluations project). */
+const EVALUATION_FILES_AT_ONCE = 3;
 
 type Outcome = { title: string; ok: boolean; ms: number; note?: string };
 
@@ -103,29 +106,41 @@ async function main(): Promise<number> {
     console.log(`PostgreSQL: ${postgres.owned ? "private" : "given"} ${redactUrl(postgres.url)}`);
     console.log(`Redis: ${redis.owned ? "private" : "given"} ${redactUrl(redis.url)}`);
   });
-  const run = (id: StepId, title: string, command: string, args: string[]) =>
+  const run = (id: StepId, title: string, command: string, args: string[], prefix?: string) =>
     steps.has(id)
-      ? section(title, () => runStep(command, args, { env: childEnv, cwd: repoRoot }))
+      ? section(title, () =>
+          prefix
+            ? runPrefixedStep(prefix, command, args, { env: childEnv, cwd: repoRoot })
+            : runStep(command, args, { env: childEnv, cwd: repoRoot }),
+        )
       : Promise.resolve(true);
   if (servicesUp) {
     const generated = await run("generate", "prisma generate", "bash", ["lib/ops/prisma.sh", "generate"]);
     await run("biome", "biome check", bin("biome"), ["check", "."]);
     if (generated) {
-      await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"]);
-      // The build shares the machine with the unit tests, which time nothing; the whole evaluations, whose pods
-      // time their passes, then run alone (vitest.config.ts says why they run one at a time).
-      const [, built] = await Promise.all([
-        run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"]),
-        run("build", "next build", bin("next"), ["build"]),
-      ]);
-      await run("vitest", "vitest run: whole evaluations", bin("vitest"), [
-        "run",
-        "--project",
-        "evaluations",
-        "--project",
-        "red-team",
-      ]);
-      if (built) await run("e2e", "playwright test", bin("playwright"), ["test"]);
+      // Two lanes side by side, one core's worth of work each on the two-core CI machine. Checks and the browser
+      // tests: tsc, the unit tests, then Playwright once the build is there. The build, then the whole evaluations:
+      // their files run a few at a time (a pod waits on its fixed-time passes and timeouts far more than it
+      // computes), the red-team matrix's rows last, five pods at a time.
+      const build = run("build", "next build", bin("next"), ["build"], "build");
+      const checks = (async () => {
+        await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"], "tsc");
+        await run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit");
+        if (await build) await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
+      })();
+      const evaluations = (async () => {
+        // the image tree's test reuses this build rather than making its own
+        await build;
+        await run(
+          "vitest",
+          "vitest run: whole evaluations",
+          bin("vitest"),
+          ["run", "--project", "evaluations", `--maxWorkers=${EVALUATION_FILES_AT_ONCE}`],
+          "evaluations",
+        );
+        await run("vitest", "vitest run: red-team matrix", bin("vitest"), ["run", "--project", "red-team"], "red-team");
+      })();
+      await Promise.all([checks, evaluations]);
     }
   }
 
