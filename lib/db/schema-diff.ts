@@ -215,6 +215,9 @@ function charAsTextPool(url: string): pg.Pool {
   };
   patch(pool as unknown as Queryable);
   pool.on("connect", (client) => patch(client as unknown as Queryable));
+  // its scratch database is dropped WITH (FORCE) while idle clients may still be pooled: the server ends their
+  // connections (57P01), which is the expected end of a scratch pool, not a fault to throw from an idle client
+  pool.on("error", () => undefined);
   return pool;
 }
 

@@ -48,6 +48,7 @@ const ALLOWED = [
   "lib/judge/pool/test-pool.ts",
   "lib/judge/bench/",
   "lib/gates/bench/",
+  "lib/gates/testing/",
   "lib/pods/agent/bench/",
   "lib/pods/agent/bundle/build-agent-bundle.ts",
 ];
