@@ -5,28 +5,28 @@ import { LatestList } from "@/components/board/latest-list";
 import { LiveRefresh } from "@/components/board/live-refresh";
 import { ScrollRegion } from "@/components/ui/scroll-region";
 import { Section } from "@/components/ui/section";
-import { countActiveEvaluations } from "@/lib/board/count-active";
+import { activeEvaluations, profileDurations, recentEvaluations } from "@/lib/board/cached-reads";
 import { listBoard } from "@/lib/board/list-board";
-import { listRecentEvaluations } from "@/lib/board/list-recent";
 import { profileTimings, timingWords } from "@/lib/board/profile-timing";
 import { env } from "@/lib/env";
-import { recentDurations } from "@/lib/evaluations/recent-durations";
 import { contactLink } from "@/lib/kit/operators-contact";
 import { currentProtocol, TASK_IDS } from "@/lib/protocol";
 import { isRegistrationOpen } from "@/lib/settings/registration";
 
 export const dynamic = "force-dynamic";
+/** The home page shows each board's leaders; the task page has the rest, by pages. */
+const HOME_BOARD_ROWS = 10;
 export const metadata: Metadata = { title: { absolute: "SpeculatorArena" } };
 
 export default async function HomePage() {
   const protocol = currentProtocol();
   const [boards, latest, tests, registrationOpen, active, durations] = await Promise.all([
     Promise.all(TASK_IDS.map((id) => listBoard(id))),
-    listRecentEvaluations({ limit: 8, profiles: "full" }),
-    listRecentEvaluations({ limit: 5, profiles: "test" }),
+    recentEvaluations({ limit: 8, profiles: "full" }),
+    recentEvaluations({ limit: 5, profiles: "test" }),
     isRegistrationOpen(),
-    countActiveEvaluations(),
-    recentDurations(),
+    activeEvaluations(),
+    profileDurations(),
   ]);
   const timings = new Map(profileTimings(protocol.profiles, durations).map((t) => [t.name, timingWords(t)]));
   const url = env().ARENA_PUBLIC_URL;
@@ -47,12 +47,16 @@ export default async function HomePage() {
             <div key={board.taskId} className="mt-8" data-testid={`board-${task.id}`}>
               <div className="flex flex-wrap items-baseline justify-between gap-2">
                 <h2 className="text-xl font-semibold">{task.name}</h2>
-                <a href={`/tasks/${task.id}`}>full board →</a>
+                <a href={`/tasks/${task.id}`}>
+                  {board.participants.length > HOME_BOARD_ROWS
+                    ? `all ${board.participants.length.toLocaleString("en")} participants →`
+                    : "full board →"}
+                </a>
               </div>
               <div className="mt-2">
                 <BoardTable
                   caption={`${task.name} leaderboard`}
-                  participants={board.participants}
+                  participants={board.participants.slice(0, HOME_BOARD_ROWS)}
                   references={board.references}
                 />
               </div>

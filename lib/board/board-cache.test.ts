@@ -4,8 +4,11 @@ import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
 import { TASK_IDS } from "@/lib/protocol";
 import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
 import { seedScale } from "./bench/scale-fixture";
-import { boardVersion } from "./board-version";
+import { activityVersion, boardVersion } from "./board-version";
+import { activeEvaluations, profileDurations, recentEvaluations } from "./cached-reads";
+import { countActiveEvaluations } from "./count-active";
 import { assembleBoard, listBoard } from "./list-board";
+import { listRecentEvaluations } from "./list-recent";
 import { type EntryRow, entryInclude, toEntry } from "./to-entry";
 
 let context: ArenaTestContext;
@@ -30,8 +33,8 @@ async function everyRowBoard(taskId: (typeof TASK_IDS)[number]) {
 }
 
 /** A new test-split, full-protocol evaluation of a participant that has none on the task yet, running. */
-async function runningEvaluation(taskId: (typeof TASK_IDS)[number]) {
-  const account = await db().account.create({ data: { name: `newcomer ${taskId}`, kind: "participant" } });
+async function runningEvaluation(taskId: (typeof TASK_IDS)[number], name = `newcomer ${taskId}`) {
+  const account = await db().account.create({ data: { name, kind: "participant" } });
   const submission = await db().submission.create({
     data: {
       accountId: account.id,
@@ -93,5 +96,32 @@ describe("the boards at scale", () => {
     await moveEvaluation(running.id, "scored", { attempt: 1, data: { specscore: 0.5, result: { score: 0.5 } } });
     const boards = await Promise.all(Array.from({ length: 20 }, () => listBoard("qwen35-27b")));
     expect(new Set(boards).size).toBe(1);
+  });
+
+  it("keep the newest evaluations and the active count until any evaluation is queued or moves", async () => {
+    const recent = () => recentEvaluations({ limit: 8, profiles: "full" });
+    const first = await recent();
+    const active = await activeEvaluations();
+    const durations = await profileDurations();
+    expect(await recent()).toBe(first);
+    expect(await profileDurations()).toBe(durations);
+    const before = await activityVersion(db());
+
+    // a new evaluation, running: the newest of all, one more active
+    const running = await runningEvaluation("qwen3-8b", "late newcomer");
+    expect(await activityVersion(db())).not.toBe(before);
+    const second = await recent();
+    expect(second[0]).toMatchObject({ evaluationId: running.id, change: "started" });
+    expect(second).toEqual(await listRecentEvaluations({ limit: 8, profiles: "full" }));
+    expect(await activeEvaluations()).toBe(active + 1);
+    // not a score: the durations stand
+    expect(await profileDurations()).toBe(durations);
+
+    // it finishes (not scored): the lists move again
+    await moveEvaluation(running.id, "failed", { attempt: 1, reason: "engine exited" });
+    const third = await recent();
+    expect(third[0]).toMatchObject({ evaluationId: running.id, change: "finished" });
+    expect(await activeEvaluations()).toBe(await countActiveEvaluations());
+    expect(await activeEvaluations()).toBe(active);
   });
 });

@@ -8,7 +8,7 @@ import { latestPer, rankEntries } from "./ranking";
 import { referencesShown } from "./reference-entries";
 import { type EntryRow, entryInclude, toEntry } from "./to-entry";
 
-const PROFILED_SHOWN = 50;
+const PROFILED_SHOWN = 10;
 
 /**
  * A task's board from the database: each participant's last scored evaluation on the test split under the

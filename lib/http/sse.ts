@@ -26,6 +26,22 @@ export function formatSse(event: SseEvent): string {
   return `${lines.join("\n")}\n\n`;
 }
 
+const encoder = new TextEncoder();
+const encoded = new WeakMap<SseEvent, Uint8Array>();
+
+/**
+ * An event's bytes on the wire, made once per event object: a live event fanned out to every viewer of a process is
+ * one object (lib/evaluations/live-event-fanout.ts), so a thousand streams share one JSON.stringify and one buffer.
+ */
+export function encodeSse(event: SseEvent): Uint8Array {
+  let bytes = encoded.get(event);
+  if (!bytes) {
+    bytes = encoder.encode(formatSse(event));
+    encoded.set(event, bytes);
+  }
+  return bytes;
+}
+
 /** The id a reconnecting client asks to resume after: the Last-Event-ID header, or `?lastEventId=`. */
 export function lastEventId(request: Request): number {
   const raw = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId");
@@ -38,7 +54,6 @@ export function lastEventId(request: Request): number {
  * Last-Event-ID, then live ones, deduplicated by id, with heartbeats, released when the client leaves.
  */
 export function sseResponse(request: Request, source: SseSource, heartbeatMs = HEARTBEAT_MS): Response {
-  const encoder = new TextEncoder();
   let release: (() => Promise<void>) | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
@@ -68,7 +83,7 @@ export function sseResponse(request: Request, source: SseSource, heartbeatMs = H
           if (event.id <= lastSent) return;
           lastSent = event.id;
         }
-        controller.enqueue(encoder.encode(formatSse(event)));
+        controller.enqueue(encodeSse(event));
         if (source.isFinal(event)) void close();
       };
       request.signal.addEventListener("abort", () => void close());

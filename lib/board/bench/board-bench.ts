@@ -7,8 +7,8 @@
  * from 0 to twice `--think-ms`) before they ask for the next; then once more with no pause at all, every reader
  * asking again the moment an answer comes (saturation: the answers' rate is the server's, and a p95 past the target
  * there says how many readers it takes to queue). In-process (the default) it times the server's own work for each answer:
- * the data the page reads, through the same calls the page makes (`/`: both tasks' boards, the latest evaluations
- * and the registration flag; `/tasks/<task>`: the task's board; an evaluation page: getEvaluationPage), and the route
+ * the data the page reads, through the same calls the page makes (`/`: both tasks' boards, the latest evaluations,
+ * the registration flag, the active count and the measured durations; `/tasks/<task>`: the task's board; an evaluation page: getEvaluationPage), and the route
  * handler of `GET /api/protocol` with its body read; React's rendering of the page is not in it. With `--url` (a
  * `next start` after `next build`, serving this database) it times whole HTTP answers, rendering included, from
  * the request's write to the body's last byte. Every figure is printed beside its target.
@@ -16,9 +16,9 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { GET as protocolRoute } from "@/app/api/protocol/route";
+import { activeEvaluations, profileDurations, recentEvaluations } from "@/lib/board/cached-reads";
 import { getEvaluationPage } from "@/lib/board/get-evaluation";
 import { listBoard } from "@/lib/board/list-board";
-import { listLatestEvaluations } from "@/lib/board/list-latest";
 import { db } from "@/lib/db/client";
 import { TASK_IDS } from "@/lib/protocol";
 import { isRegistrationOpen } from "@/lib/settings/registration";
@@ -135,11 +135,18 @@ const targets: Target[] = args.url
         read: () =>
           Promise.all([
             Promise.all(TASK_IDS.map((id) => listBoard(id))),
-            listLatestEvaluations(8),
+            recentEvaluations({ limit: 8, profiles: "full" }),
+            recentEvaluations({ limit: 5, profiles: "test" }),
             isRegistrationOpen(),
+            activeEvaluations(),
+            profileDurations(),
           ]),
       },
-      ...TASK_IDS.map((t) => ({ name: `/tasks/${t} (its data)`, targetMs: 50, read: () => listBoard(t) })),
+      ...TASK_IDS.map((t) => ({
+        name: `/tasks/${t} (its data)`,
+        targetMs: 50,
+        read: () => Promise.all([listBoard(t), activeEvaluations()]),
+      })),
       { name: "/evaluations/<id> (its data)", targetMs: 50, read: (i: number) => getEvaluationPage(pick(i)) },
       { name: "GET /api/protocol (route handler)", targetMs: 5, read: () => protocolRoute().text() },
     ];

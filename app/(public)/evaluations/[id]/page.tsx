@@ -142,9 +142,7 @@ export default async function EvaluationPageView({ params }: Props) {
   const workloadViews = result ? WORKLOAD_IDS.map((w) => result.workloads[w]) : [];
   const verdict = verdictOf(result);
   const interval =
-    result && isTaskId(entry.taskId)
-      ? specScoreInterval(result, getTask(entry.taskId).speedNoise.maxAbsError)
-      : null;
+    result && isTaskId(entry.taskId) ? specScoreInterval(result, getTask(entry.taskId).speedNoise.maxAbsError) : null;
 
   return (
     <article className="space-y-8">

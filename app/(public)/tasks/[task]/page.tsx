@@ -1,33 +1,37 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AttentionLayout } from "@/components/board/attention-layout";
+import { BoardPages } from "@/components/board/board-pages";
 import { LiveRefresh } from "@/components/board/live-refresh";
 import { ProfiledRuns } from "@/components/board/profiled-runs";
 import { SortableBoard } from "@/components/board/sortable-board";
 import { LatencyCompare } from "@/components/charts/latency-compare";
 import { RatiosChart } from "@/components/charts/ratios-chart";
 import { Section } from "@/components/ui/section";
-import { countActiveEvaluations } from "@/lib/board/count-active";
+import { boardPage } from "@/lib/board/board-page";
+import { activeEvaluations } from "@/lib/board/cached-reads";
 import { listBoard } from "@/lib/board/list-board";
 import { currentProtocol, getTask, isTaskId } from "@/lib/protocol";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ task: string }> };
+type Props = { params: Promise<{ task: string }>; searchParams: Promise<{ page?: string | string[] }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { task } = await params;
   return { title: isTaskId(task) ? `${getTask(task).name} board` : "Unknown task" };
 }
 
-export default async function TaskPage({ params }: Props) {
+export default async function TaskPage({ params, searchParams }: Props) {
   const { task: taskId } = await params;
   if (!isTaskId(taskId)) notFound();
   const task = getTask(taskId);
-  const [board, active] = await Promise.all([listBoard(taskId), countActiveEvaluations()]);
+  const [board, active] = await Promise.all([listBoard(taskId), activeEvaluations()]);
   const protocol = currentProtocol();
+  // a long board is read in pages: each answer renders one page's rows and charts, however many accounts there are
+  const page = boardPage(board.participants, (await searchParams).page);
   // a reference measured only under a test profile is on the references board and among the test-profile runs
-  const everyone = [...board.participants, ...board.references, ...board.profiled].filter(
+  const everyone = [...page.entries, ...board.references, ...board.profiled].filter(
     (e, i, all) => all.findIndex((x) => x.evaluationId === e.evaluationId) === i,
   );
   return (
@@ -49,6 +53,7 @@ export default async function TaskPage({ params }: Props) {
         <p className="mt-1 max-w-prose text-sm text-slate-700">
           Each participant&apos;s last scored evaluation on the hidden test sessions under protocol {protocol.version}.
           A ⚑ marks a result far below the same account&apos;s best development result on this task.
+          {page.pages > 1 ? " The board is shown by pages of ranks; a column's sort orders the page shown." : null}
         </p>
         <div className="mt-3">
           {board.participants.length === 0 ? (
@@ -57,7 +62,10 @@ export default async function TaskPage({ params }: Props) {
               dev runs look right.
             </p>
           ) : (
-            <SortableBoard caption={`${task.name} participants`} entries={board.participants} />
+            <>
+              <SortableBoard caption={`${task.name} participants`} entries={page.entries} />
+              <BoardPages page={page} noun="participants" anchor="participants" />
+            </>
           )}
         </div>
       </Section>
@@ -76,10 +84,10 @@ export default async function TaskPage({ params }: Props) {
       </Section>
 
       <Section id="charts" title="Charts" className="space-y-8">
-        {board.participants.length + board.references.length > 0 ? (
+        {page.entries.length + board.references.length > 0 ? (
           <RatiosChart
             title="Speedup over the stock engine, per workload"
-            entries={[...board.participants, ...board.references]}
+            entries={[...page.entries, ...board.references]}
           />
         ) : (
           <p className="text-slate-600">The speedup chart appears with the first ranked entry.</p>
@@ -90,7 +98,7 @@ export default async function TaskPage({ params }: Props) {
         </div>
       </Section>
 
-      <Section id="profiled" title="Test-profile runs">
+      <Section id="profiled" title="Test-profile runs" aside={<a href="/evaluations#test-profiles">All →</a>}>
         <p className="mt-1 max-w-prose text-sm text-slate-700">
           Runs under a shortened test profile (for demos and automated tests): labelled with the profile, never ranked.
         </p>
