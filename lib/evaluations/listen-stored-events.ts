@@ -11,8 +11,16 @@ import { eventsChannel, type StoredEvent } from "./append-event";
  */
 export const eventNoticeSchema = z.object({ seq: z.number().int().positive().max(2_147_483_647) });
 
-/** Rows read per catch-up; a longer gap is read on the next notice. */
+/** Rows read per catch-up; a longer gap is read on the next notice or look. */
 const CATCH_UP_ROWS = 500;
+
+/**
+ * How often the log is read without a notice. A notice published while Redis restarts, or while the hub's
+ * subscription reconnects, reaches nobody; without this a viewer would wait for the next event, and after a final
+ * status there is none.
+ */
+const LOOK_EVERY_MS = 5_000;
+const ALL = 2_147_483_647;
 
 /**
  * Calls `onEvent` with each event of the evaluation stored after the moment of listening, in order, as the log holds
@@ -24,6 +32,7 @@ export async function listenStoredEvents(
   evaluationId: string,
   onEvent: (event: StoredEvent) => void,
   hub: EventHub = eventHub(),
+  lookEveryMs: number = LOOK_EVERY_MS,
 ): Promise<() => Promise<void>> {
   let sent = 0;
   let released = false;
@@ -44,13 +53,14 @@ export async function listenStoredEvents(
       onEvent({ seq: row.seq, type: row.type, data: row.data, createdAt: row.createdAt.toISOString() });
     }
   };
-  const release = await hub.listen(eventsChannel(evaluationId), eventNoticeSchema, ({ seq }) => {
+  const read = (upTo: number) => {
     chain = chain
-      .then(() => catchUp(seq))
+      .then(() => catchUp(upTo))
       .catch((error: unknown) =>
         logger.warn("live events: reading the log failed", { evaluationId, error: String(error) }),
       );
-  });
+  };
+  const release = await hub.listen(eventsChannel(evaluationId), eventNoticeSchema, ({ seq }) => read(seq));
   try {
     const last = await db().evaluationEvent.findFirst({
       where: { evaluationId },
@@ -64,8 +74,11 @@ export async function listenStoredEvents(
   } finally {
     ready();
   }
+  const look = setInterval(() => read(ALL), lookEveryMs);
+  look.unref();
   return async () => {
     released = true;
+    clearInterval(look);
     await release();
   };
 }
