@@ -1,14 +1,11 @@
-import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as events } from "@/app/api/submissions/[id]/events/route";
-import { writeTar } from "../engine-archive/write-tar";
 import { redis } from "../queue/connection";
 import { eventHub, resetEventHubForTests } from "../queue/event-hub";
-import { createSubmission } from "../submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
+import { queuedSubmission } from "../testing/queued-submission";
 import { serveHandler } from "../testing/serve-handler";
 import { readSse } from "../testing/sse-client";
-import { issueToken } from "../tokens/issue-token";
 import { appendEvent, eventsChannel } from "./append-event";
 import { moveEvaluation } from "./move-evaluation";
 
@@ -19,16 +16,8 @@ let evaluationId: string;
 
 beforeAll(async () => {
   ctx = await setupArenaTestContext();
-  const { accountId } = await issueToken({ accountName: "watcher" });
-  const inline = gzipSync(
-    writeTar([{ path: "launch.sh", data: new TextEncoder().encode("#!/bin/sh\n"), mode: 0o755 }]),
-  );
-  const created = await createSubmission(
-    { accountId, kind: "participant" },
-    { task_id: "qwen3-8b", split: "dev", engine: { inline: inline.toString("base64") }, solution: { kind: "other" } },
-    { enqueue: async () => undefined },
-  );
-  submissionId = created.id;
+  const created = await queuedSubmission("watcher");
+  submissionId = created.submissionId;
   evaluationId = created.evaluationId;
   server = await serveHandler((request) => {
     const id = new URL(request.url).pathname.split("/")[3]!;

@@ -1,15 +1,12 @@
-import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as events } from "@/app/api/submissions/[id]/events/route";
-import { writeTar } from "../engine-archive/write-tar";
 import { logger } from "../logger";
 import { createRedis } from "../queue/connection";
 import { eventHub, resetEventHubForTests } from "../queue/event-hub";
-import { createSubmission } from "../submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
+import { queuedSubmission } from "../testing/queued-submission";
 import { serveHandler } from "../testing/serve-handler";
 import { readSse } from "../testing/sse-client";
-import { issueToken } from "../tokens/issue-token";
 import { appendEvent, eventsChannel } from "./append-event";
 
 let ctx: ArenaTestContext;
@@ -24,16 +21,8 @@ const onUncaught = (error: unknown) => uncaught.push(error);
 beforeAll(async () => {
   process.on("uncaughtException", onUncaught);
   ctx = await setupArenaTestContext();
-  const { accountId } = await issueToken({ accountName: "forged-viewer" });
-  const inline = gzipSync(
-    writeTar([{ path: "launch.sh", data: new TextEncoder().encode("#!/bin/sh\n"), mode: 0o755 }]),
-  );
-  const created = await createSubmission(
-    { accountId, kind: "participant" },
-    { task_id: "qwen3-8b", split: "dev", engine: { inline: inline.toString("base64") }, solution: { kind: "other" } },
-    { enqueue: async () => undefined },
-  );
-  submissionId = created.id;
+  const created = await queuedSubmission("forged-viewer");
+  submissionId = created.submissionId;
   evaluationId = created.evaluationId;
   server = await serveHandler((request) => {
     const id = new URL(request.url).pathname.split("/")[3]!;

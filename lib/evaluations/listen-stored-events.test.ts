@@ -1,12 +1,9 @@
-import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db/client";
-import { writeTar } from "../engine-archive/write-tar";
 import { eventHub, resetEventHubForTests } from "../queue/event-hub";
-import { createSubmission } from "../submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
+import { queuedSubmission } from "../testing/queued-submission";
 import { until } from "../testing/until";
-import { issueToken } from "../tokens/issue-token";
 import { appendEvent, appendEventIn, type StoredEvent } from "./append-event";
 import { listenStoredEvents } from "./listen-stored-events";
 
@@ -15,15 +12,7 @@ let evaluationId: string;
 
 beforeAll(async () => {
   ctx = await setupArenaTestContext();
-  const { accountId } = await issueToken({ accountName: "lost-notice" });
-  const inline = gzipSync(
-    writeTar([{ path: "launch.sh", data: new TextEncoder().encode("#!/bin/sh\n"), mode: 0o755 }]),
-  ).toString("base64");
-  const created = await createSubmission(
-    { accountId, kind: "participant" },
-    { task_id: "qwen3-8b", split: "dev", engine: { inline }, solution: { kind: "other" } },
-    { enqueue: async () => undefined },
-  );
+  const created = await queuedSubmission("lost-notice");
   evaluationId = created.evaluationId;
 });
 

@@ -1,15 +1,12 @@
-import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as events } from "@/app/api/submissions/[id]/events/route";
-import { writeTar } from "../engine-archive/write-tar";
 import type { SseEvent } from "../http/sse";
 import { redis } from "../queue/connection";
 import { resetEventHubForTests } from "../queue/event-hub";
-import { createSubmission } from "../submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
+import { queuedSubmission } from "../testing/queued-submission";
 import { serveHandler } from "../testing/serve-handler";
 import { readSse } from "../testing/sse-client";
-import { issueToken } from "../tokens/issue-token";
 import { appendEvent, eventsChannel, type StoredEvent } from "./append-event";
 import { LiveEventFanout, liveEventFanout } from "./live-event-fanout";
 import { moveEvaluation } from "./move-evaluation";
@@ -82,16 +79,8 @@ describe("200 live viewers of one evaluation, coming and going", () => {
   beforeAll(async () => {
     // two hundred viewers from one address here; in life, from as many
     ctx = await setupArenaTestContext({ API_REQUESTS_PER_MINUTE_PER_ADDRESS: "100000" });
-    const { accountId } = await issueToken({ accountName: "crowd" });
-    const inline = gzipSync(
-      writeTar([{ path: "launch.sh", data: new TextEncoder().encode("#!/bin/sh\n"), mode: 0o755 }]),
-    );
-    const created = await createSubmission(
-      { accountId, kind: "participant" },
-      { task_id: "qwen3-8b", split: "dev", engine: { inline: inline.toString("base64") }, solution: { kind: "other" } },
-      { enqueue: async () => undefined },
-    );
-    submissionId = created.id;
+    const created = await queuedSubmission("crowd");
+    submissionId = created.submissionId;
     evaluationId = created.evaluationId;
     await moveEvaluation(evaluationId, "running", { phase: "candidate-timed" });
     server = await serveHandler((request) => {

@@ -22,14 +22,11 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { gzipSync } from "node:zlib";
-import { writeTar } from "../../engine-archive/write-tar";
 import { redis } from "../../queue/connection";
 import { eventHub } from "../../queue/event-hub";
-import { createSubmission } from "../../submissions/create-submission";
 import { serveApp } from "../../testing/app-routes";
 import { setupArenaTestContext } from "../../testing/arena-test-context";
-import { issueToken } from "../../tokens/issue-token";
+import { queuedSubmission } from "../../testing/queued-submission";
 import { appendEvent, eventsChannel } from "../append-event";
 import { moveEvaluation } from "../move-evaluation";
 
@@ -264,19 +261,11 @@ async function main(): Promise<void> {
 
   // every viewer here comes from 127.0.0.1; in life they come from as many addresses (the limiter still runs)
   const ctx = await setupArenaTestContext({ API_REQUESTS_PER_MINUTE_PER_ADDRESS: "10000000" });
-  const { accountId } = await issueToken({ accountName: "bench-viewers" });
-  const inline = gzipSync(
-    writeTar([{ path: "launch.sh", data: new TextEncoder().encode("#!/bin/sh\n"), mode: 0o755 }]),
-  );
-  const created = await createSubmission(
-    { accountId, kind: "participant" },
-    { task_id: "qwen3-8b", split: "dev", engine: { inline: inline.toString("base64") }, solution: { kind: "other" } },
-    { enqueue: async () => undefined },
-  );
+  const created = await queuedSubmission("bench-viewers");
   const evaluationId = created.evaluationId;
   await moveEvaluation(evaluationId, "running", { phase: "candidate-timed" });
   const server = await serveApp();
-  const url = `${server.url}/api/submissions/${created.id}/events`;
+  const url = `${server.url}/api/submissions/${created.submissionId}/events`;
   const numsub = async () =>
     Number(((await redis().pubsub("NUMSUB", eventsChannel(evaluationId))) as [string, number])[1]);
 

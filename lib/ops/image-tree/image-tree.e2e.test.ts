@@ -15,6 +15,7 @@ import { resetEvaluationsQueueForTests } from "../../queue/evaluations-queue";
 import { SIM_ENGINE_DIRS } from "../../sim-engine/spawn";
 import { until } from "../../testing/until";
 import { issueToken } from "../../tokens/issue-token";
+import { freePort } from "../services";
 import { createTestDatabase, type TestDatabase } from "../test-database";
 import { buildImageTree } from "./build-image-tree";
 import { IMAGE_ENGINE_LAUNCHER, IMAGE_POD_AGENT } from "./pod-files";
@@ -41,14 +42,6 @@ let webUrl: string;
 let worker: ChildProcess | null = null;
 let cluster: LocalCluster;
 const output: string[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** A program of the tree, with only the environment it is given (a container's), from the tree's /app. */
 function startFromTree(name: string, entry: string, env: Record<string, string>): ChildProcess {

@@ -167,6 +167,19 @@ export async function installPlugin(input: PluginInstallInput): Promise<PluginIn
 
   if (launch.command !== command && ended.code === ENTER_NOT_FOUND) ended.error = "spawn ENOENT";
   if (ended.error) return { status: "unavailable", why: `the installer ${command} did not start: ${ended.error}` };
+  return installerOutcome(ended, timedOut, timeoutMs, log);
+}
+
+/**
+ * What an installer that ran means, wherever it ran (here, or in the engine's container): failed with its own last
+ * lines when it timed out or exited non-zero, otherwise installed with its last line. `log[0]` is the command line.
+ */
+export function installerOutcome(
+  ended: { code: number | null; signal: string | null },
+  timedOut: boolean,
+  timeoutMs: number,
+  log: string[],
+): Exclude<PluginInstallResult, { status: "none" } | { status: "unavailable" }> {
   if (timedOut)
     return {
       status: "failed",

@@ -7,7 +7,7 @@ import type { AgentEvent } from "../agent/events";
 import {
   INSTALLER_KEEP_LINES,
   INSTALLER_LINE_CHARS,
-  installerMessage,
+  installerOutcome,
   PLUGIN_INSTALL_TIMEOUT_MS,
   type PluginInstallInput,
   type PluginInstallResult,
@@ -166,20 +166,7 @@ export class ContainerEngines {
     // whatever the installer left running must not outlive it; what it installed (in HOME) stays for the engine
     await this.killAll(false);
 
-    if (timedOut)
-      return {
-        status: "failed",
-        why: `the installer did not finish within ${Math.round(timeoutMs / 1000)} s: ${installerMessage(log.slice(1))}`,
-        log,
-      };
-    if (ended.code !== 0)
-      return {
-        status: "failed",
-        why: `the installer exited with ${ended.code ?? ended.signal}: ${installerMessage(log.slice(1))}`,
-        log,
-      };
-    const output = log.slice(1).filter((line) => line.trim() !== "");
-    return { status: "installed", summary: output.at(-1)?.trim() ?? "done", log };
+    return installerOutcome(ended, timedOut, timeoutMs, log);
   }
 
   /**

@@ -13,6 +13,7 @@ import { packDirectory } from "../../engine-archive/pack-directory";
 import { repoRoot } from "../../evaluations/runtime";
 import { sealDirectory } from "../../fetch/seal-directory";
 import { writePodFiles } from "../../ops/image-tree/pod-files";
+import { freePort } from "../../ops/services";
 import { resetEventHubForTests } from "../../queue/event-hub";
 import { type ArenaTestContext, setupArenaTestContext } from "../../testing/arena-test-context";
 import { type SpawnedWorker, spawnWorker } from "../../testing/spawn-worker";
@@ -43,14 +44,6 @@ let canary: Server;
 let canaryConnections = 0;
 const workers: SpawnedWorker[] = [];
 const canaryFiles: string[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   expect(process.getuid?.(), "the stand-in kubelet runs as root").toBe(0);

@@ -26,6 +26,7 @@ import { moveEvaluation } from "../../evaluations/move-evaluation";
 import { repoRoot } from "../../evaluations/runtime";
 import { sealDirectory } from "../../fetch/seal-directory";
 import { DEV_POOL_PATH } from "../../judge";
+import { freePort } from "../../ops/services";
 import { resetEventHubForTests } from "../../queue/event-hub";
 import { SIM_ENGINE_BIN, SIM_ENGINE_DIRS } from "../../sim-engine";
 import { type ArenaTestContext, setupArenaTestContext } from "../../testing/arena-test-context";
@@ -63,14 +64,6 @@ let canary: Server;
 let canaryConnections = 0;
 const canaryFiles: string[] = [];
 const workers: SpawnedWorker[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function submitEngine(inline: string, split: "dev" | "test"): Promise<{ id: string; evaluationId: string }> {
   const response = await submit(
