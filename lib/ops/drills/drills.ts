@@ -1,8 +1,13 @@
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { createPrismaClient, type PrismaClient } from "../../db/client";
 import { packDirectory } from "../../engine-archive/pack-directory";
+import { writeTar } from "../../engine-archive/write-tar";
 import { processAlive } from "../../pods/local/process-alive";
+import { setRegistrationOpen } from "../../settings/registration";
+import { issueToken } from "../../tokens/issue-token";
 import { repoRoot } from "../arena-stack";
 import type { DrillRow, EvaluationOutcome, ProbeAnswer } from "./drill-table";
 import type { ThrowawayArena } from "./throwaway-arena";
@@ -282,4 +287,140 @@ async function podPid(arena: ThrowawayArena, evaluationId: string): Promise<numb
   );
 }
 
-export const DRILLS: readonly Drill[] = [redisDrill(false), redisDrill(true), workerDrill, postgresDrill, webDrill];
+/** An engine whose launch.sh gives up at once: each admitted evaluation ends within seconds (scored 0, charged). */
+const ENGINE_THAT_GIVES_UP = gzipSync(
+  writeTar([{ path: "launch.sh", data: new TextEncoder().encode("#!/bin/sh\nexit 1\n"), mode: 0o755 }]),
+).toString("base64");
+
+/** The statuses of a batch of answers, as the table prints them. */
+const answered = (name: string, statuses: number[], ms: number): ProbeAnswer[] =>
+  statuses.map((status) => ({ name, status, ms }));
+
+const budgetEdgeDrill: Drill = {
+  id: "budget-edge",
+  fault: "50 concurrent submissions at a budget edge (test split, 3 left)",
+  async run(context) {
+    const { arena } = context;
+    const { token, accountId } = await issueToken({ accountName: `budget-edge-${Date.now()}` });
+    const started = Date.now();
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        fetch(`${arena.url}/api/submissions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            task_id: "qwen3-8b",
+            split: "test",
+            engine: { inline: ENGINE_THAT_GIVES_UP },
+            solution: { method: `budget edge ${i}`, kind: "other" },
+            profile: "ci",
+          }),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as { evaluationId?: string } })),
+      ),
+    );
+    const ms = Date.now() - started;
+    const ids = responses.flatMap((r) => (r.status === 201 && r.body.evaluationId ? [r.body.evaluationId] : []));
+    const charges = await db(arena).budgetLedger.count({ where: { accountId, kind: "charge", split: "test" } });
+    const note =
+      ids.length !== 3 || charges !== 3
+        ? `${ids.length} admitted and ${charges} charged against a budget of 3`
+        : undefined;
+    return {
+      fault: this.fault,
+      evaluations: await outcomes(context, ids),
+      answers: answered(
+        "submit",
+        responses.map((r) => r.status),
+        ms,
+      ),
+      ...(note ? { note } : {}),
+    };
+  },
+};
+
+const registrationDrill: Drill = {
+  id: "registration-race",
+  fault: "10 concurrent registrations of one name",
+  async run(context) {
+    const { arena } = context;
+    const name = `race-${Date.now()}`;
+    await setRegistrationOpen(true);
+    try {
+      const started = Date.now();
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          fetch(`${arena.url}/api/register`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ name }),
+          }).then((r) => r.status),
+        ),
+      );
+      const ms = Date.now() - started;
+      const account = await db(arena).account.findUnique({ where: { name }, include: { tokens: true } });
+      const created = statuses.filter((s) => s === 201).length;
+      const note =
+        created !== 1 || statuses.some((s) => s !== 201 && s !== 409) || account?.tokens.length !== 1
+          ? `${created} registered, ${account?.tokens.length ?? 0} tokens for the one name`
+          : undefined;
+      return {
+        fault: this.fault,
+        evaluations: [],
+        answers: answered("register", statuses, ms),
+        ...(note ? { note } : {}),
+      };
+    } finally {
+      await setRegistrationOpen(false);
+    }
+  },
+};
+
+const bruteForceDrill: Drill = {
+  id: "brute-force",
+  fault: "400 wrong tokens, X-Forwarded-For rotated on each",
+  async run(context) {
+    const { arena } = context;
+    const answers: ProbeAnswer[] = [];
+    let withoutRetryAfter = 0;
+    for (let batch = 0; batch < 8; batch++) {
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          fetch(`${arena.url}/api/budget`, {
+            headers: {
+              authorization: `Bearer spa_${randomBytes(24).toString("base64url")}`,
+              "x-forwarded-for": `203.0.113.${(batch * 50 + i) % 250}`,
+            },
+          }).then((r) => ({ status: r.status, retryAfter: r.headers.get("retry-after") })),
+        ),
+      );
+      withoutRetryAfter += results.filter((r) => r.status === 429 && !r.retryAfter).length;
+      answers.push(
+        ...answered(
+          "budget",
+          results.map((r) => r.status),
+          Date.now() - started,
+        ),
+      );
+    }
+    const limited = answers.filter((a) => a.status === 429).length;
+    const let_in = answers.filter((a) => a.status < 400).length;
+    const note =
+      limited === 0 || let_in > 0 || withoutRetryAfter > 0
+        ? `${limited} refused with 429 (${withoutRetryAfter} without Retry-After), ${let_in} let in`
+        : undefined;
+    return { fault: this.fault, evaluations: [], answers, ...(note ? { note } : {}) };
+  },
+};
+
+export const DRILLS: readonly Drill[] = [
+  redisDrill(false),
+  redisDrill(true),
+  workerDrill,
+  postgresDrill,
+  webDrill,
+  budgetEdgeDrill,
+  registrationDrill,
+  // last: its failed attempts hold the loopback address's limit for a minute
+  bruteForceDrill,
+];
