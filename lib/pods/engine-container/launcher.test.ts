@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../../testing/until";
 import { livePidsOf } from "../agent/engine-user";
 import { VLLM_PLUGIN_FIXTURES } from "../testing/stand-in-vllm";
 import { ContainerEngines } from "./container-engines";
@@ -91,7 +93,9 @@ async function startLauncher(): Promise<{ dir: string; tmp: string; shm: string;
   );
   launcher = child;
   for (const stream of [child.stdout!, child.stderr!])
-    stream.on("data", (c: Buffer) => output.push(...c.toString().split("\n").filter(Boolean)));
+    createInterface({ input: stream }).on("line", (line) => {
+      if (line) output.push(line);
+    });
   client = await accepted;
   return { dir, tmp, shm, scratch };
 }
@@ -129,8 +133,11 @@ describe("the engine container's launcher", () => {
     expect(lines).toContain(`o:out bar /usr/bin:/bin ${cwd}`);
     expect(lines).toContain("e:err line");
     expect(lines).toContain("o:no newline");
-    // the operators' copy: the container's own output, each line under its start's name
-    expect(output).toContain(`test out bar /usr/bin:/bin ${cwd}`);
+    // the operators' copy: the container's own output, each line under its start's name (its own pipe: it may come
+    // after the exit the socket relayed)
+    const copied = `test out bar /usr/bin:/bin ${cwd}`;
+    await until(async () => (output.includes(copied) ? true : undefined), 10_000, 20);
+    expect(output).toContain(copied);
     const missing = run(["no-such-launch-command"], cwd);
     expect(await missing.exited).toEqual({ code: -1, signal: "spawn ENOENT" });
   });
