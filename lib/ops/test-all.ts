@@ -118,18 +118,17 @@ async function main(): Promise<number> {
     const generated = await run("generate", "prisma generate", "bash", ["lib/ops/prisma.sh", "generate"]);
     await run("biome", "biome check", bin("biome"), ["check", "."]);
     if (generated) {
-      // Two lanes side by side, one core's worth of work each on the two-core CI machine. Checks and the browser
-      // tests: tsc, the unit tests, then Playwright once the build is there. The build, then the whole evaluations:
-      // their files run a few at a time (a pod waits on its fixed-time passes and timeouts far more than it
-      // computes), the red-team matrix's rows last, five pods at a time.
+      // Two lanes side by side, one core's worth of work each on the two-core CI machine: tsc then the unit tests;
+      // the build then the whole evaluations, whose files run a few at a time (a pod waits on its fixed-time passes
+      // and timeouts far more than it computes), the red-team matrix's rows last, five pods at a time. Playwright
+      // takes the first lane to end, once the build is there.
       const build = run("build", "next build", bin("next"), ["build"], "build");
       const checks = (async () => {
         await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"], "tsc");
         await run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit");
-        if (await build) await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
       })();
       const evaluations = (async () => {
-        // the image tree's test reuses this build rather than making its own
+        // the image tree's and the clients' tests use this build rather than making their own
         await build;
         await run(
           "vitest",
@@ -140,7 +139,12 @@ async function main(): Promise<number> {
         );
         await run("vitest", "vitest run: red-team matrix", bin("vitest"), ["run", "--project", "red-team"], "red-team");
       })();
-      await Promise.all([checks, evaluations]);
+      const browser = (async () => {
+        if (!(await build)) return;
+        await Promise.race([checks, evaluations]);
+        await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
+      })();
+      await Promise.all([checks, evaluations, browser]);
     }
   }
 
