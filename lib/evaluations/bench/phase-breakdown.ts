@@ -4,18 +4,21 @@
  *
  *   npx tsx lib/evaluations/bench/phase-breakdown.ts [--profile full] [--sim-speed 1] [--engine eagle]
  *   npx tsx lib/evaluations/bench/phase-breakdown.ts --evaluation <id>
+ *   npx tsx lib/evaluations/bench/phase-breakdown.ts --events <file.json>
  *
  * Without `--evaluation` it runs one whole evaluation of a simulated engine (lib/sim-engine/engines/<engine>, EAGLE-like
  * by default) through the real pipeline on a throwaway arena: a fresh migrated database and a private queue prefix on
  * the test servers (DATABASE_URL, REDIS_URL), the real worker process, the local pod backend, the pod agent. With
- * `--evaluation` it reads an evaluation already stored in DATABASE_URL's database. Either way the figures come from
+ * `--evaluation` it reads an evaluation already stored in DATABASE_URL's database; with `--events`, an evaluation's
+ * events saved as a JSON array of `{type, data, at}` (`at` in ms since the epoch). Either way the figures come from
  * the evaluation's stored events (what its pod reported, stamped as the worker relayed them): the pod's time from the
  * move to `running` to the final status, split into engine starts, warm-ups, each timed pass's fixed seconds, graces,
  * device-idle waits, the checks per engine, engine stops, and the pod's start and end (lib/pods/agent/pod-time.ts).
  */
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { z } from "zod";
 import { db } from "../../db/client";
 import { packDirectory } from "../../engine-archive/pack-directory";
 import { KINDS, type PodTimeBreakdown, type PodTimeKind, podTimeBreakdown } from "../../pods/agent/pod-time";
@@ -24,6 +27,8 @@ import { setupArenaTestContext } from "../../testing/arena-test-context";
 import { simulatedWorkerEnv, spawnWorker } from "../../testing/spawn-worker";
 import { issueToken } from "../../tokens/issue-token";
 import { repoRoot } from "../runtime";
+
+const storedEvents = z.array(z.object({ type: z.string(), data: z.record(z.string(), z.unknown()), at: z.number() }));
 
 const TARGET_SHARE = 0.15;
 const TERMINAL = ["scored", "failed", "void", "cancelled"];
@@ -47,7 +52,7 @@ async function breakdownOf(evaluationId: string): Promise<{ breakdown: PodTimeBr
   );
   const summary = [
     `evaluation ${evaluationId}: ${evaluation.submission.taskId}, profile ${evaluation.submission.profile},`,
-    `${evaluation.status}${evaluation.specscore === null ? "" : ` (SpecScore ${evaluation.specscore.toFixed(3)})`},`,
+    `${evaluation.status}${evaluation.specscore === null ? "" : ` (SpecScore ${evaluation.specscore.toFixed(3)})`}${evaluation.reason ? ` (${evaluation.reason})` : ""},`,
     `charged GPU time ${evaluation.gpuSeconds.toFixed(1)} s (sealing the inputs included)`,
   ].join(" ");
   return { breakdown, summary };
@@ -135,6 +140,12 @@ async function runOne(profile: string, simSpeed: string, engine: string): Promis
 }
 
 async function main(): Promise<void> {
+  const saved = arg("events");
+  if (saved) {
+    const events = storedEvents.parse(JSON.parse(await readFile(saved, "utf8")));
+    print(`the events saved in ${saved}`, podTimeBreakdown(events));
+    return;
+  }
   const existing = arg("evaluation");
   if (existing) {
     const { breakdown, summary } = await breakdownOf(existing);
