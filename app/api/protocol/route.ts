@@ -1,7 +1,8 @@
 import { currentProtocol } from "@/lib/protocol";
+import { publishedProtocol } from "@/lib/protocol/calibrations";
 
 export const dynamic = "force-static";
 
 export function GET(): Response {
-  return Response.json(currentProtocol());
+  return Response.json(publishedProtocol(currentProtocol()));
 }

@@ -1,0 +1,159 @@
+import { DataTable, type TableSpec } from "@/components/ui/data-table";
+import type { TaskSpec } from "@/lib/protocol";
+import type { CalibrationReport } from "@/lib/protocol/calibration-schema";
+import type { Calibrations } from "@/lib/protocol/calibrations";
+import { figure, GATE_NAMES, percent, reportHeadline, spreadText } from "./calibration-format";
+
+interface EvidenceRow {
+  name: string;
+  inForce: string;
+  aa: string;
+  references: string;
+  margin: string;
+}
+
+const EVIDENCE_TABLE: TableSpec<EvidenceRow> = {
+  minWidth: "min-w-[48rem]",
+  pad: "py-1.5",
+  rowClassName: "border-b border-slate-100 align-top",
+  rowKey: (r) => r.name,
+  rowAttributes: (r) => ({ "data-value": r.name }),
+  columns: [
+    { header: "Value", rowHeader: "font-medium", cell: (r) => r.name },
+    { header: "In force", cell: (r) => r.inForce },
+    { header: "A/A (stock as candidate)", className: "tabular-nums", cell: (r) => r.aa },
+    { header: "References", className: "tabular-nums", cell: (r) => r.references },
+    { header: "Worst margin", className: "tabular-nums", cell: (r) => r.margin },
+  ],
+};
+
+function evidenceRows(task: TaskSpec, r: CalibrationReport): EvidenceRow[] {
+  const noise = task.speedNoise;
+  const rows: EvidenceRow[] = [
+    {
+      name: "A/A speed noise",
+      inForce: `${percent(noise.meanAbsError)} mean, ${percent(noise.maxAbsError, 1)} at most`,
+      aa: r.aa.specscore_error
+        ? `|SpecScore − 1| ${percent(r.aa.specscore_error.mean)} mean, ${percent(r.aa.specscore_error.max)} at most (n ${r.aa.specscore_error.n}); speed alone ${percent(r.aa.speedup_error?.mean)} mean, ${percent(r.aa.speedup_error?.max)} at most`
+        : "no A/A evaluation scored",
+      references: r.references
+        .map((x) => `${x.key} ${x.specscore === null ? x.outcome : x.specscore.toFixed(3)}`)
+        .join("; "),
+      margin: "–",
+    },
+    {
+      name: "A/A workload ratios",
+      inForce: "1 up to the noise",
+      aa: (["solo", "team", "busy"] as const)
+        .map((w) => `${w} ${spreadText(r.aa.ratio_spread[w].ratio, (x) => x.toFixed(3))}`)
+        .join("; "),
+      references: "–",
+      margin: "–",
+    },
+  ];
+  for (const g of r.gates) {
+    rows.push({
+      name: GATE_NAMES[g.key],
+      inForce: g.limit === null ? "none" : `${g.direction === "max" ? "≤" : "≥"} ${figure(g.limit)}: ${g.statistic}`,
+      aa: `${spreadText(g.aa.spread)}; passed ${g.aa.passed} of ${g.aa.runs}`,
+      references:
+        g.references
+          .map((x) => `${x.key} ${figure(x.value)}${x.pass === false ? " (fails)" : x.pass ? " (passes)" : ""}`)
+          .join("; ") || "–",
+      margin: figure(g.margin),
+    });
+  }
+  const c = r.cache;
+  const byWorkload = (pick: "token_weighted" | "per_request") =>
+    (["solo", "team", "busy"] as const)
+      .map((w) => `${w} ${spreadText(c.stock[w][pick], (x) => percent(x, 1))}`)
+      .join("; ");
+  rows.push(
+    {
+      name: "Cache hit, token-weighted",
+      inForce: `target ${percent(c.targets.token_weighted, 1)} (the data card)`,
+      aa: `${percent(c.overall.token_weighted, 1)} overall; ${byWorkload("token_weighted")}`,
+      references: "–",
+      margin: "–",
+    },
+    {
+      name: "Cache hit, per request",
+      inForce: `target ${percent(c.targets.per_request, 1)} (the data card)`,
+      aa: `${percent(c.overall.per_request, 1)} overall; ${byWorkload("per_request")}`,
+      references: "–",
+      margin: "–",
+    },
+    {
+      name: "Returning session's cached share",
+      inForce: "no target in the data card",
+      aa: c.returning_session_share.recorded
+        ? percent(c.returning_session_share.value, 1)
+        : c.returning_session_share.note,
+      references: "–",
+      margin: "–",
+    },
+    {
+      name: "Think time",
+      inForce: `capped at ${r.think_time.cap_seconds} s, scaled by c = ${r.think_time.scale}; m ${r.think_time.interleave.solo} / ${r.think_time.interleave.team} / ${r.think_time.interleave.busy}`,
+      aa: "the values this run was made under; not searched",
+      references: "–",
+      margin: "–",
+    },
+  );
+  return rows;
+}
+
+function TaskEvidence({ task, report }: { task: TaskSpec; report: CalibrationReport | null }) {
+  if (!report) {
+    return (
+      <div data-calibration={task.id} className="mt-4">
+        <h3 className="font-medium">{task.name}</h3>
+        <p className="text-sm text-slate-700">
+          No calibration report yet: its calibrated values stand on the evidence the protocol states with them.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div data-calibration={task.id} data-profile={report.profile} className="mt-4">
+      <h3 className="font-medium">
+        {task.name}: {reportHeadline(report)}
+      </h3>
+      {report.full_protocol ? (
+        <p className="text-sm text-slate-700">{report.label}.</p>
+      ) : (
+        <p className="mt-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-sm text-amber-900">
+          Test profile ({report.profile}): {report.label}. The values in force are not set from it.
+        </p>
+      )}
+      <DataTable
+        className="mt-2"
+        spec={EVIDENCE_TABLE}
+        rows={evidenceRows(task, report)}
+        caption={`Calibration evidence for ${task.name}: each value in force beside what the calibration measured`}
+      />
+      <p className="mt-2 text-sm text-slate-700">
+        Simulated engines (SIM_SPEED {report.sim_speed}, {report.concurrency} pod(s) at once
+        {report.device ? `, ${report.device}` : ""}), {Math.round(report.wall_seconds / 60)} min. Not measured:{" "}
+        {report.not_measured.join("; ")}.
+      </p>
+    </div>
+  );
+}
+
+/** Each task's calibration report beside the values in force (protocol section 10), or that it has none yet. */
+export function CalibrationEvidence({
+  tasks,
+  calibrations,
+}: {
+  tasks: readonly TaskSpec[];
+  calibrations: Calibrations;
+}) {
+  return (
+    <>
+      {tasks.map((t) => (
+        <TaskEvidence key={t.id} task={t} report={calibrations[t.id]} />
+      ))}
+    </>
+  );
+}

@@ -1,0 +1,32 @@
+import type { ResultRecord } from "../gates";
+import type { CalibrationRun } from "../protocol/calibration-schema";
+
+/** One evaluation pod the calibration ran, as it came back: its record, null when it ended without one. */
+export interface CalibrationPod {
+  key: string;
+  label: string;
+  mode: string;
+  seed: string;
+  outcome: CalibrationRun["outcome"];
+  reason: string | null;
+  record: ResultRecord | null;
+  wallSeconds: number;
+}
+
+/** The report's line for one pod: its verdict, scores and ratios, and the gates it failed. */
+export function runSummary(pod: CalibrationPod): CalibrationRun {
+  const r = pod.record;
+  return {
+    key: pod.key,
+    label: pod.label,
+    mode: pod.mode,
+    seed: pod.seed,
+    outcome: pod.outcome,
+    reason: pod.reason,
+    specscore: r?.specscore ?? null,
+    speedup: r ? r.speedup : null,
+    ratios: r ? { solo: r.ratios.solo.ratio, team: r.ratios.team.ratio, busy: r.ratios.busy.ratio } : null,
+    failed_gates: r ? r.gates.filter((g) => !g.pass).map((g) => g.key) : [],
+    wall_seconds: Math.round(pod.wallSeconds * 10) / 10,
+  };
+}

@@ -1,0 +1,128 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { workloadCard } from "../judge/card/workload-card";
+import { referenceEngine } from "../pods/reference-engines/reference-engines";
+import { getProfile, getProtocol, type Protocol, type TaskId } from "../protocol";
+import type { CalibrationReport } from "../protocol/calibration-schema";
+import type { RedTeamEnv } from "../red-team/env";
+import { runPodFor } from "../red-team/pod-run";
+import { defaultSeeds } from "../red-team/run-matrix";
+import { buildCalibrationReport } from "./build-report";
+import type { CalibrationPod } from "./pod-outcome";
+
+export interface CalibrationOptions {
+  task: TaskId;
+  profile: string;
+  /** A/A evaluations: the stock engine submitted as the candidate. */
+  aa: number;
+  /** Also run every simulated reference of the task (section 11) but the stock engine. */
+  references: boolean;
+  protocol: Protocol;
+  /** SIM_SPEED of both engines; 1 is the arena's own (lib/env.ts). */
+  simSpeed: number;
+  /** Pods at once; 1 keeps the machine's cores to one pod's engines, as the arena's pods have theirs. */
+  concurrency: number;
+  env: RedTeamEnv;
+  /** Where the report is written (validated first); none: only returned. */
+  out?: string;
+  signal?: AbortSignal;
+  onPod?: (pod: CalibrationPod, done: number, total: number) => void;
+}
+
+interface Job {
+  group: "aa" | "reference";
+  key: string;
+  label: string;
+  mode: string;
+}
+
+/** The pods a calibration runs: N A/A runs, then each reference the simulated runtime plays. */
+export function calibrationJobs(protocol: Protocol, task: TaskId, aa: number, references: boolean): Job[] {
+  const spec = protocol.tasks[task];
+  const jobs: Job[] = Array.from({ length: aa }, () => ({
+    group: "aa",
+    key: "stock",
+    label: "stock engine (A/A)",
+    mode: "stock",
+  }));
+  if (references) {
+    for (const ref of spec.references) {
+      if (ref.key === "stock") continue;
+      const engine = referenceEngine("sim", ref);
+      if (!engine.ok) throw new Error(`reference ${ref.key}: ${engine.why}`);
+      jobs.push({ group: "reference", key: ref.key, label: ref.label, mode: basename(engine.engineDir) });
+    }
+  }
+  return jobs;
+}
+
+/**
+ * Section 10's calibration on the simulated runtime: each job as one whole evaluation pod (the pod agent's timed
+ * passes, the stock engine on the same passes, the checks and the judge, as the worker runs it) with a seed of its
+ * own, then the report built from their records and, with `out`, written there.
+ */
+export async function runCalibration(options: CalibrationOptions): Promise<CalibrationReport> {
+  const { protocol, task } = options;
+  if (!getProtocol(protocol.version)) throw new Error(`unknown protocol version ${protocol.version}`);
+  if (!getProfile(options.profile, protocol)) throw new Error(`unknown profile "${options.profile}"`);
+  if (!Number.isInteger(options.aa) || options.aa < 1) throw new Error("--aa must be a positive integer");
+  const started = Date.now();
+  const jobs = calibrationJobs(protocol, task, options.aa, options.references);
+  const seeds = defaultSeeds(jobs.length);
+  const done: { job: Job; pod: CalibrationPod; index: number }[] = [];
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < jobs.length && !options.signal?.aborted) {
+      const index = next++;
+      const job = jobs[index]!;
+      const run = await runPodFor({
+        mode: job.mode,
+        seed: seeds[index]!,
+        profile: options.profile,
+        task,
+        simSpeed: options.simSpeed,
+        env: options.env,
+        signal: options.signal,
+      });
+      const pod: CalibrationPod = {
+        key: job.key,
+        label: job.label,
+        mode: job.mode,
+        seed: run.seed,
+        outcome: run.outcome,
+        reason: run.reason,
+        record: run.record,
+        wallSeconds: run.wallSeconds,
+      };
+      done.push({ job, pod, index });
+      options.onPod?.(pod, done.length, jobs.length);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, jobs.length) }, worker));
+  if (options.signal?.aborted) throw new Error("the calibration was stopped");
+  done.sort((a, b) => a.index - b.index);
+  const targets = workloadCard().targets;
+  const report = buildCalibrationReport({
+    protocol,
+    task,
+    profile: options.profile,
+    requestedAa: options.aa,
+    aa: done.filter((d) => d.job.group === "aa").map((d) => d.pod),
+    references: done.filter((d) => d.job.group === "reference").map((d) => d.pod),
+    cacheTargets: {
+      tokenWeighted: targets.chatPrefixReuseTokenWeighted,
+      perRequest: targets.chatPrefixReusePerRequest,
+      source:
+        "the data card's prefix-reuse targets (lib/judge/card/workload-card.v1.json): Mooncake's chat traffic under an unbounded prefix cache",
+    },
+    simSpeed: options.simSpeed,
+    concurrency: options.concurrency,
+    createdAt: new Date(),
+    wallSeconds: (Date.now() - started) / 1000,
+  });
+  if (options.out) {
+    await mkdir(dirname(options.out), { recursive: true });
+    await writeFile(options.out, `${JSON.stringify(report, null, 2)}\n`);
+  }
+  return report;
+}

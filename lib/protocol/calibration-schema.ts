@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { TASK_IDS } from "./types";
+
+const finite = z.number().finite();
+const share = finite.min(0).max(1);
+const workloads = <T extends z.ZodType>(entry: T) => z.object({ solo: entry, team: entry, busy: entry });
+
+/** A sample's size and range: what the report says of every figure it gathers over evaluations. */
+export const spreadSchema = z.object({ n: z.number().int().nonnegative(), mean: finite, min: finite, max: finite });
+
+/** One evaluation the calibration ran: an A/A run (the stock engine as candidate) or a simulated reference. */
+export const calibrationRunSchema = z.object({
+  /** `stock` for an A/A run, else the reference's key (protocol section 11). */
+  key: z.string(),
+  label: z.string(),
+  /** The simulated engine that played it (lib/sim-engine/engines/<mode>). */
+  mode: z.string(),
+  seed: z.string(),
+  outcome: z.enum(["scored", "failed", "void", "error"]),
+  reason: z.string().nullable(),
+  specscore: finite.nonnegative().nullable(),
+  /** The geometric mean of the ratios whatever the gates say. */
+  speedup: finite.nonnegative().nullable(),
+  ratios: workloads(finite.nonnegative()).nullable(),
+  failed_gates: z.array(z.string()),
+  wall_seconds: finite.nonnegative(),
+});
+
+/**
+ * One gate statistic over the calibration's runs, reduced to a distance its limit bounds: the fidelity itself, the
+ * greedy agreement, the end of the 95% interval nearest equality for the likelihood and first-choice gaps and the
+ * length ratio (0 when the interval holds equality), the memory peak over its allowance.
+ */
+export const gateCalibrationSchema = z.object({
+  key: z.enum(["fidelity", "likelihood", "argmax", "greedy", "length", "memory"]),
+  statistic: z.string(),
+  /** `max`: passes at or under the limit; `min`: at or over it; null limit: the task sets none. */
+  direction: z.enum(["max", "min"]),
+  limit: finite.nullable(),
+  aa: z.object({
+    values: z.array(finite),
+    spread: spreadSchema.nullable(),
+    passed: z.number().int(),
+    runs: z.number().int(),
+  }),
+  references: z.array(z.object({ key: z.string(), value: finite.nullable(), pass: z.boolean().nullable() })),
+  /** How far the worst A/A or reference value sits from the limit, in the limit's direction (positive: inside). */
+  margin: finite.nullable(),
+});
+
+export const cacheCalibrationSchema = z.object({
+  source: z.string(),
+  targets: z.object({ token_weighted: share, per_request: share, source: z.string() }),
+  /** The stock engine's hit over every A/A run (both sides of an A/A run are the stock engine: its stock side). */
+  stock: workloads(z.object({ token_weighted: spreadSchema.nullable(), per_request: spreadSchema.nullable() })),
+  /** Token-weighted and per-request hit averaged over the workloads and runs, against the targets. */
+  overall: z.object({ token_weighted: finite.nullable(), per_request: finite.nullable() }),
+  returning_session_share: z.object({ recorded: z.boolean(), value: finite.nullable(), note: z.string() }),
+});
+
+/**
+ * A calibration report (protocol section 10): A/A evaluations and the simulated references run through the real
+ * pod pipeline under one profile, reduced to the speed noise, each gate statistic against its limit, and the stock
+ * engine's cache figures against the data card's targets. Stored per protocol version and task as the evidence the
+ * protocol's calibrated values are published with.
+ */
+export const calibrationReportSchema = z.object({
+  kind: z.literal("speculatorarena.calibration"),
+  protocol_version: z.string(),
+  task: z.enum(TASK_IDS),
+  profile: z.string(),
+  /** Only a report run under the full profile is the protocol's evidence; any other is labelled as such. */
+  full_protocol: z.boolean(),
+  label: z.string(),
+  created_at: z.string().datetime(),
+  runtime: z.literal("sim"),
+  sim_speed: finite.positive(),
+  /** Pods run at once: more than one shares the machine's cores, which perturbs the simulated engines' pace. */
+  concurrency: z.number().int().positive(),
+  device: z.string().nullable(),
+  wall_seconds: finite.nonnegative(),
+  think_time: z.object({ cap_seconds: finite, scale: finite, interleave: workloads(z.number().int()) }),
+  aa: z.object({
+    requested: z.number().int().nonnegative(),
+    runs: z.array(calibrationRunSchema),
+    /** |SpecScore − 1| over the A/A runs that scored (a gate's false alarm scores 0: an error of 1). */
+    specscore_error: z.object({ mean: finite, max: finite, n: z.number().int() }).nullable(),
+    /** |speedup − 1|: the speed noise alone, whatever the gates said. */
+    speedup_error: z.object({ mean: finite, max: finite, n: z.number().int() }).nullable(),
+    /** Each workload's ratio over the A/A runs (its median over passes), and over every pass of them. */
+    ratio_spread: workloads(z.object({ ratio: spreadSchema.nullable(), passes: spreadSchema.nullable() })),
+  }),
+  references: z.array(calibrationRunSchema),
+  gates: z.array(gateCalibrationSchema),
+  cache: cacheCalibrationSchema,
+  /** What section 10 asks that this report does not hold, in words. */
+  not_measured: z.array(z.string()),
+});
+
+export type CalibrationReport = z.infer<typeof calibrationReportSchema>;
+export type CalibrationRun = z.infer<typeof calibrationRunSchema>;
+export type GateCalibration = z.infer<typeof gateCalibrationSchema>;
+export type CacheCalibration = z.infer<typeof cacheCalibrationSchema>;
+export type Spread = z.infer<typeof spreadSchema>;
