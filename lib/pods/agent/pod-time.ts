@@ -127,8 +127,7 @@ export function podTimeBreakdown(events: readonly StoredEvent[]): PodTimeBreakdo
     }
   };
 
-  for (let i = 0; i < markers.length; i++) {
-    const e = markers[i]!;
+  for (const e of markers) {
     close(e.at, e);
     const d = e.data;
     const checks = phase.startsWith("checks");

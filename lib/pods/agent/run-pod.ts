@@ -16,7 +16,6 @@ import {
   fixedTexts,
   greedyProbes,
   loadPool,
-  openTargetTokens,
   type Pool,
   planEvaluation,
   runWorkload,
@@ -34,6 +33,7 @@ import { acceptanceOf, cacheHitOf, latencyOf, lengthsOf, repliesByWorkload, type
 import { startWindowedSampler, type WindowedSampler } from "./memory-sampler";
 import { installPlugin } from "./plugin-install";
 import { engineStartSpec } from "./start-spec";
+import { targetTokensLoader, UnusableTokenizer } from "./target-tokens";
 import { waitDeviceIdle } from "./wait-device-idle";
 
 /** The simulated device stands for a B200 as nvidia-smi reports it. */
@@ -83,22 +83,12 @@ async function runPodWith(
   const profile = found;
   const pool: Pool = loadPool(env.ARENA_POOL_PATH ?? DEV_POOL_PATH);
   // Every token is counted, and every check rendered, with the target's own tokenizer (TOKENIZER is the target's
-  // directory); a target without it cannot be judged: the arena's fault, before any engine starts.
-  const opened = await openTargetTokens(env.ARENA_TARGET_DIR).catch((error: unknown) =>
-    error instanceof Error ? error : new Error(String(error)),
-  );
-  if (opened instanceof Error) {
-    // the operators' fault: the full message (paths included) goes to the operators' log, not the public reason
-    emit({ type: "log", level: "error", message: `the target's tokenizer: ${opened.message}` });
-    emit({ type: "result", outcome: "void", reason: "the task's target has no usable tokenizer", record: null });
-    return;
-  }
-  const { tokenizer, template, counter } = opened;
-  emit({
-    type: "log",
-    level: "info",
-    message: `counting with the target's tokenizer: ${tokenizer.vocabSize} tokens, sha256 ${tokenizer.fingerprint.slice(0, 16)}`,
-  });
+  // directory); a target without it cannot be judged: the arena's fault, before any engine starts. Its files are
+  // checked here; loading it (seconds of the pod's time) waits for the candidate engine's process, whose start it
+  // overlaps (target-tokens.ts).
+  const tokens = targetTokensLoader(env.ARENA_TARGET_DIR, emit);
+  const missing = tokens.check();
+  if (missing) return tokens.voidPod(missing);
   await mkdir(env.ARENA_SCRATCH_DIR, { recursive: true });
   const mustReach = [
     join(env.ARENA_ENGINE_DIR, "launch.sh"),
@@ -214,6 +204,8 @@ async function runPodWith(
       await stop(entry);
       throw new Error("the pod is ending");
     }
+    // the engine starts in its own process: the target's tokenizer loads meanwhile (once)
+    if (role === "candidate") void tokens.load();
     const healthy = await waitHealthy(engine, profile.healthTimeoutSeconds * 1000);
     if (role === "candidate") startupLog.push(...engine.log);
     if (!healthy.ok) {
@@ -251,6 +243,7 @@ async function runPodWith(
   async function timed(role: Role, memory: WindowedSampler): Promise<TimedResults> {
     emit({ type: "phase", phase: `${role}-timed`, engine: role });
     const engine = await start(role, protocol.engine.gpuMemoryUtilization);
+    const { counter } = await tokens.ready();
     const results = {} as TimedResults;
     for (const workload of WORKLOAD_IDS) {
       results[workload] = await runWorkload({
@@ -352,6 +345,7 @@ async function runPodWith(
     const candidateReplies = drawAcrossGroups(repliesByWorkload(candidate), profile.likelihoodReplies, seedNumber);
     const stockReplies = drawAcrossGroups(repliesByWorkload(stock), profile.likelihoodReplies, seedNumber + 1);
 
+    const { tokenizer, template } = await tokens.ready();
     emit({ type: "phase", phase: "checks-candidate", engine: "candidate" });
     const c = await start("candidate", protocol.engine.checksGpuMemoryUtilization);
     const endpointC = { baseUrl: c.url, model };
@@ -460,14 +454,20 @@ async function runPodWith(
       record: record as unknown as Record<string, unknown>,
     });
   } catch (error) {
+    if (error instanceof UnusableTokenizer) return tokens.voidPod(error.cause);
     if (error instanceof PodOutcome) {
+      // a target that cannot be judged voids the pod whatever its engines did: that fault is the arena's
+      if (error.outcome !== "void") {
+        const loaded = await tokens.load();
+        if (loaded instanceof Error) return tokens.voidPod(loaded);
+      }
       emit({ type: "result", outcome: error.outcome, reason: error.message, record: null, logTail: error.logTail });
       return;
     }
     throw error;
   } finally {
     for (const entry of [...running]) await stop(entry).catch(() => undefined);
-    await counter.close();
+    await tokens.close();
     await dispatcher.close();
   }
 }

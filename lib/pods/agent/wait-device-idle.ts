@@ -1,11 +1,17 @@
 import type { DeviceProbe } from "./device-probe";
 
+/**
+ * How often the device is read while the agent waits for it: every wait holds the pod (and its device) idle, and
+ * a reading (a file, or one nvidia-smi query) costs far less than the half second a slower poll would leave unused.
+ */
+export const DEVICE_IDLE_POLL_MS = 100;
+
 /** Waits until the device holds less than `idleMib`; false when it has not within `timeoutMs`. */
 export async function waitDeviceIdle(
   probe: DeviceProbe,
   idleMib: number,
   timeoutMs: number,
-  pollMs = 500,
+  pollMs = DEVICE_IDLE_POLL_MS,
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
