@@ -361,6 +361,10 @@ class Launcher:
     def run(self):
         while True:
             for key, _ in self.selector.select():
+                # an earlier event of this batch may have closed this one's pipe (an exit drains its engine's pipes),
+                # and a start since may have reused its number: such an event is stale
+                if self.selector.get_map().get(key.fd) is not key:
+                    continue
                 kind, data = key.data
                 if kind == "wake":
                     try:

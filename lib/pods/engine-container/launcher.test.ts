@@ -142,6 +142,19 @@ describe("the engine container's launcher", () => {
     expect(await missing.exited).toEqual({ code: -1, signal: "spawn ENOENT" });
   });
 
+  it("keeps answering when engines end as their output does: an exit and its pipes' end in one wake-up", async () => {
+    const { scratch } = await startLauncher();
+    // each ends the moment its line is written: its exit and its pipes' end often come back from one select()
+    const ends = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => run(["bash", "-c", `echo ${i}`], join(scratch, `quick-${i}`)).exited),
+    );
+    expect(ends.every((e) => e.code === 0)).toBe(true);
+    expect(client!.isLost).toBe(false);
+    const after = run(["bash", "-c", "echo still here"], join(scratch, "after"));
+    expect(await after.exited).toEqual({ code: 0, signal: null });
+    expect(after.lines).toEqual(["o:still here"]);
+  });
+
   it("kills every process the engines left (detached, double-forked), waits until none is left, and empties its folders", async () => {
     const { tmp, shm, scratch } = await startLauncher();
     // a System V segment outlives its process: the pod's containers share one IPC namespace
