@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type CalibrationReport, calibrationReportSchema } from "../protocol/calibration-schema";
@@ -19,6 +20,9 @@ export async function readCalibrationReport(path: string): Promise<CalibrationRe
  * (JSON.stringify puts every array element on a line of its own).
  */
 export async function formatReportFile(path: string): Promise<void> {
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  // biome formats files of its own project only, and only those can be committed.
+  if (!resolve(path).startsWith(root)) return;
   const biome = fileURLToPath(new URL("../../node_modules/.bin/biome", import.meta.url));
   await promisify(execFile)(biome, ["format", "--write", path]);
 }

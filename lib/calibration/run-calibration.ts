@@ -26,7 +26,7 @@ export interface CalibrationOptions {
   /** Where the report is written (validated first); none: only returned. */
   out?: string;
   signal?: AbortSignal;
-  onPod?: (pod: CalibrationPod, done: number, total: number) => void;
+  onPod?: (pod: CalibrationPod, group: "aa" | "reference", done: number, total: number) => void;
 }
 
 interface Job {
@@ -54,6 +54,44 @@ export function calibrationJobs(protocol: Protocol, task: TaskId, aa: number, re
     }
   }
   return jobs;
+}
+
+export interface FinishedPod {
+  group: "aa" | "reference";
+  pod: CalibrationPod;
+}
+
+/** The report of pods that came back, in the order they were asked for, against the data card's cache targets. */
+export function calibrationReportFrom(input: {
+  protocol: Protocol;
+  task: TaskId;
+  profile: string;
+  requestedAa: number;
+  pods: readonly FinishedPod[];
+  simSpeed: number;
+  concurrency: number;
+  createdAt: Date;
+  wallSeconds: number;
+}): CalibrationReport {
+  const targets = workloadCard().targets;
+  return buildCalibrationReport({
+    protocol: input.protocol,
+    task: input.task,
+    profile: input.profile,
+    requestedAa: input.requestedAa,
+    aa: input.pods.filter((d) => d.group === "aa").map((d) => d.pod),
+    references: input.pods.filter((d) => d.group === "reference").map((d) => d.pod),
+    cacheTargets: {
+      tokenWeighted: targets.chatPrefixReuseTokenWeighted,
+      perRequest: targets.chatPrefixReusePerRequest,
+      source:
+        "the data card's prefix-reuse targets (lib/judge/card/workload-card.v1.json): Mooncake's chat traffic under an unbounded prefix cache",
+    },
+    simSpeed: input.simSpeed,
+    concurrency: input.concurrency,
+    createdAt: input.createdAt,
+    wallSeconds: input.wallSeconds,
+  });
 }
 
 /**
@@ -95,26 +133,18 @@ export async function runCalibration(options: CalibrationOptions): Promise<Calib
         wallSeconds: run.wallSeconds,
       };
       done.push({ job, pod, index });
-      options.onPod?.(pod, done.length, jobs.length);
+      options.onPod?.(pod, job.group, done.length, jobs.length);
     }
   }
   await Promise.all(Array.from({ length: Math.min(options.concurrency, jobs.length) }, worker));
   if (options.signal?.aborted) throw new Error("the calibration was stopped");
   done.sort((a, b) => a.index - b.index);
-  const targets = workloadCard().targets;
-  const report = buildCalibrationReport({
+  const report = calibrationReportFrom({
     protocol,
     task,
     profile: options.profile,
     requestedAa: options.aa,
-    aa: done.filter((d) => d.job.group === "aa").map((d) => d.pod),
-    references: done.filter((d) => d.job.group === "reference").map((d) => d.pod),
-    cacheTargets: {
-      tokenWeighted: targets.chatPrefixReuseTokenWeighted,
-      perRequest: targets.chatPrefixReusePerRequest,
-      source:
-        "the data card's prefix-reuse targets (lib/judge/card/workload-card.v1.json): Mooncake's chat traffic under an unbounded prefix cache",
-    },
+    pods: done.map((d) => ({ group: d.job.group, pod: d.pod })),
     simSpeed: options.simSpeed,
     concurrency: options.concurrency,
     createdAt: new Date(),

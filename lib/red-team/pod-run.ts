@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { type ResultRecord, resultRecordSchema } from "../gates";
+import { JUDGE_NODE_FLAGS } from "../judge/run/node-flags";
 import { parseAgentLine } from "../pods/agent/events";
 import { SIM_ENGINE_BIN, SIM_ENGINE_DIRS } from "../sim-engine";
 import { copyQwen3TokenizerFiles } from "../tokenizer/packaged-qwen3";
@@ -77,7 +78,11 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
       SIM_SPEED: String(options.simSpeed),
       ARENA_STOP_GRACE_SECONDS: "10",
     };
-    const agent = options.agent ?? { command: process.execPath, args: ["--import", "tsx", AGENT_MAIN], cwd: REPO_ROOT };
+    const agent = options.agent ?? {
+      command: process.execPath,
+      args: [...JUDGE_NODE_FLAGS, "--import", "tsx", AGENT_MAIN],
+      cwd: REPO_ROOT,
+    };
     const child = spawn(agent.command, agent.args, {
       cwd: agent.cwd,
       env: agentEnv as NodeJS.ProcessEnv,

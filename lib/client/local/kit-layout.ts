@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { JUDGE_NODE_FLAGS } from "../../judge/run/node-flags";
 import { qwen3TokenizerDir } from "../../tokenizer/packaged-qwen3";
 
 /** The local kit's bundled entry point's file name, beside the pod agent bundle (lib/kit/build-kit.ts writes it). */
@@ -29,7 +30,7 @@ export function kitLayout(): KitLayout {
   if (existsSync(join(here, "pod-agent.mjs"))) {
     return {
       kind: "bundle",
-      agent: { command: process.execPath, args: [join(here, "pod-agent.mjs")], cwd: here },
+      agent: { command: process.execPath, args: [...JUDGE_NODE_FLAGS, join(here, "pod-agent.mjs")], cwd: here },
       simEngine: join(here, "sim-engine", "sim-engine"),
       simStockEngineDir: join(here, "sim-engine", "engines", "stock"),
       vllmStockEngineDir: join(here, BUNDLED_VLLM_STOCK_DIR),
@@ -39,7 +40,11 @@ export function kitLayout(): KitLayout {
   const repo = join(here, "../../..");
   return {
     kind: "repository",
-    agent: { command: process.execPath, args: ["--import", "tsx", join(repo, "lib/pods/agent/main.ts")], cwd: repo },
+    agent: {
+      command: process.execPath,
+      args: [...JUDGE_NODE_FLAGS, "--import", "tsx", join(repo, "lib/pods/agent/main.ts")],
+      cwd: repo,
+    },
     simEngine: join(repo, "lib/sim-engine/bin/sim-engine"),
     simStockEngineDir: join(repo, "lib/sim-engine/engines/stock"),
     vllmStockEngineDir: join(repo, "lib/pods/stock-engines/vllm"),

@@ -1,7 +1,7 @@
 /**
  * The judge's fidelity benchmark:
  *   npx tsx lib/judge/bench/fidelity.ts [--seconds S] [--lanes 20,100] [--pin | --judge-cpus J --counter-cpus C
- *     --server-cpus S] [--skip-fidelity] [--skip-lateness] [--skip-ceiling]
+ *     --server-cpus S] [--skip-fidelity] [--skip-lateness] [--skip-ceiling] [--node-defaults]
  * 1. Fidelity, at each lane count: against a server streaming with programmed timings, after a warm-up wave as
  *    the judge plays one, how far the judge's TTFT, ITL and tokens/s are from what the server did (its socket reads
  *    and writes, on the same monotonic clock, in another process; see wire-server.ts) and from what it was
@@ -15,15 +15,18 @@
  *    (compare-client.py) and bare sockets see each chunk, and the judge's GC pauses that overlapped late chunks.
  * 3. The client's ceiling (ceiling.ts): SSE content events per second from a zero-cost server, with and without
  *    counting, beside the comparison client.
+ * The judge runs under the pod agent's heap flags (run/node-flags.ts; `--node-defaults` leaves Node's own).
  * `--pin` puts the judge's process on CPU 2, its token counter's thread on 3 and the server on 4–5 (taskset; the
  * comparison client and the bare sockets run on the judge's CPU): the judge on one core, counting kept off it.
  * Every figure is printed beside its target; none is asserted.
  */
+import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { qwen3TokenizerDir } from "../../tokenizer/packaged-qwen3";
 import { createJudgeAgent } from "../client/http-agent";
 import { nsToMs } from "../clock";
 import { watchGc } from "../run/gc-watch";
+import { hasJudgeNodeFlags, JUDGE_NODE_FLAGS } from "../run/node-flags";
 import { runPass } from "../run/run-pass";
 import type { PassPlan } from "../sessions/plan";
 import { allBusyIntervals, intervalsMs, spreadTokensIn } from "../speeds/speeds";
@@ -37,6 +40,13 @@ import { BURST_TOKENS, ceilingSection } from "./ceiling";
 import { gcOverlap, LATE_MS, latenessSection, matchStamps } from "./lateness";
 
 const argv = process.argv.slice(2);
+// the judge is measured as the pod agent runs it: under its heap flags (`--node-defaults`: under Node's own)
+if (!argv.includes("--node-defaults") && !hasJudgeNodeFlags(process.execArgv)) {
+  const child = spawnSync(process.execPath, [...JUDGE_NODE_FLAGS, ...process.execArgv, process.argv[1]!, ...argv], {
+    stdio: "inherit",
+  });
+  process.exit(child.status ?? 1);
+}
 const flag = (name: string) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, resetDbForTests } from "../../db/client";
 import { packDirectory } from "../../engine-archive/pack-directory";
 import { resetEnvForTests } from "../../env";
+import { JUDGE_NODE_FLAGS } from "../../judge/run/node-flags";
 import { AGENT_CONTAINER } from "../../pods/kubernetes/pod-spec";
 import { envFromManifests, type LocalCluster, startLocalCluster } from "../../pods/kubernetes/testing/local-cluster";
 import { resetRedisForTests } from "../../queue/connection";
@@ -283,7 +284,11 @@ describe("the arena's image tree", () => {
     // the pod ran the image's own agent, from the image's /opt/arena
     const spec = cluster.kubelet.spec(final.podId!)!;
     const agent = spec.containers.find((c) => c.name === AGENT_CONTAINER)!;
-    expect(agent.command).toEqual([`/${IMAGE_POD_AGENT}/node`, `/${IMAGE_POD_AGENT}/pod-agent.mjs`]);
+    expect(agent.command).toEqual([
+      `/${IMAGE_POD_AGENT}/node`,
+      ...JUDGE_NODE_FLAGS,
+      `/${IMAGE_POD_AGENT}/pod-agent.mjs`,
+    ]);
     const agentLog = cluster.kubelet.output(final.podId!, AGENT_CONTAINER).map((l) => l.line);
     expect(agentLog.some((l) => l.includes('"type":"result"'))).toBe(true);
   }, 600_000);

@@ -54,7 +54,12 @@ describe("buildEvaluationPod", () => {
     expect(engine.resources?.limits?.["nvidia.com/gpu"]).toBe("1");
     expect(agent.image).toBe("registry.example/arena:1.0");
     expect(agent.resources?.limits?.["nvidia.com/gpu"]).toBeUndefined();
-    expect(agent.command).toEqual(["/opt/arena/pod-agent/node", "/opt/arena/pod-agent/pod-agent.mjs"]);
+    expect(agent.command).toEqual([
+      "/opt/arena/pod-agent/node",
+      "--max-semi-space-size=32",
+      "--initial-old-space-size=512",
+      "/opt/arena/pod-agent/pod-agent.mjs",
+    ]);
     expect(engine.command).toEqual(["python3", "-I", "-S", "/arena/launcher/engine-launcher.py"]);
     expect(pod.spec?.restartPolicy).toBe("Never");
     expect(pod.spec?.activeDeadlineSeconds).toBe(5400);

@@ -9,6 +9,7 @@ import type {
   V1VolumeMount,
 } from "@kubernetes/client-node";
 import { currentProtocol } from "@/lib/protocol";
+import { JUDGE_NODE_FLAGS } from "../../judge/run/node-flags";
 import { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE } from "../agent/bundle/bundle-layout";
 import { ENGINE_CONTAINER_PATHS, type EngineContainerConfig, LAUNCHER_FILE } from "../engine-container/paths";
 import type { PodLaunch } from "../types";
@@ -258,7 +259,7 @@ export function buildEvaluationPod(launch: PodLaunch, config: KubernetesBackendC
     name: AGENT_CONTAINER,
     image: config.agentImage,
     imagePullPolicy: config.imagePullPolicy,
-    command: [`${config.agentBundleDir}/node`, `${config.agentBundleDir}/${AGENT_BUNDLE_ENTRY}`],
+    command: [`${config.agentBundleDir}/node`, ...JUDGE_NODE_FLAGS, `${config.agentBundleDir}/${AGENT_BUNDLE_ENTRY}`],
     workingDir: POD_PATHS.scratch,
     env: envList(agentEnvironment(launch, config)),
     resources: guaranteed(config.agentCpu, config.agentMemory),

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { allowedMemoryMib, currentProtocol } from "@/lib/protocol";
+import { JUDGE_NODE_FLAGS } from "../../../judge/run/node-flags";
 import { nvidiaSmiProbe } from "../device-probe";
 import { parseAgentLine } from "../events";
 
@@ -76,7 +77,7 @@ async function runDrill(engine: string): Promise<DrillRun> {
     ARENA_SIM_ENGINE: join(bundle, "sim-engine", "sim-engine"),
     ARENA_STOP_GRACE_SECONDS: "10",
   };
-  const child = spawn(join(bundle, "node"), [join(bundle, "pod-agent.mjs")], {
+  const child = spawn(join(bundle, "node"), [...JUDGE_NODE_FLAGS, join(bundle, "pod-agent.mjs")], {
     cwd: base,
     env: env as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],

@@ -6,6 +6,7 @@ import { GATE_REASONS } from "@/lib/gates/record/reasons";
 import { allowedMemoryMib, currentProtocol, WORKLOAD_IDS } from "@/lib/protocol";
 import { redTeamEnv } from "@/lib/red-team/env";
 import { runPodFor } from "@/lib/red-team/pod-run";
+import { JUDGE_NODE_FLAGS } from "../../../judge/run/node-flags";
 import { AGENT_BUNDLE_ENTRY, buildAgentBundle } from "./build-agent-bundle";
 
 /**
@@ -52,7 +53,11 @@ describe("the pod agent bundle", () => {
         task: "qwen3-8b",
         simSpeed: 2,
         env: redTeamEnv(process.env),
-        agent: { command: join(bundle, "node"), args: [join(bundle, AGENT_BUNDLE_ENTRY)], cwd: base },
+        agent: {
+          command: join(bundle, "node"),
+          args: [...JUDGE_NODE_FLAGS, join(bundle, AGENT_BUNDLE_ENTRY)],
+          cwd: base,
+        },
       });
       // a failed gate is a measurement scored 0, with its reason (protocol section 5)
       expect(run.outcome, `${run.reason}\n${run.logTail ?? ""}`).toBe("scored");

@@ -1,0 +1,71 @@
+import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { z } from "zod";
+import { resultRecordSchema } from "../gates/record/schema";
+import type { FinishedPod } from "./run-calibration";
+
+const headerSchema = z.object({
+  kind: z.literal("speculatorarena.calibration-pods"),
+  task: z.enum(["qwen3-8b", "qwen35-27b"]),
+  profile: z.string().min(1),
+  aa: z.number().int().positive(),
+  sim_speed: z.number().positive(),
+  concurrency: z.number().int().positive(),
+  started_at: z.string().datetime(),
+});
+export type PodsLogHeader = z.infer<typeof headerSchema>;
+
+const lineSchema = z.object({
+  group: z.enum(["aa", "reference"]),
+  pod: z.object({
+    key: z.string(),
+    label: z.string(),
+    mode: z.string(),
+    seed: z.string(),
+    outcome: z.enum(["scored", "failed", "void", "error"]),
+    reason: z.string().nullable(),
+    record: resultRecordSchema.nullable(),
+    wallSeconds: z.number().nonnegative(),
+  }),
+  finished_at: z.string().datetime(),
+});
+
+/**
+ * A calibration's pods as each comes back, one JSON line apiece after a header: an hours-long run keeps what it
+ * measured when it is stopped, and its report can be rebuilt (`--rebuild`) when the report's reduction changes.
+ */
+export async function startPodsLog(path: string, header: PodsLogHeader): Promise<void> {
+  await writeFile(path, `${JSON.stringify(headerSchema.parse(header))}\n`);
+}
+
+export async function appendPod(path: string, finished: FinishedPod, at: Date): Promise<void> {
+  await appendFile(path, `${JSON.stringify({ ...finished, finished_at: at.toISOString() })}\n`);
+}
+
+export async function readPodsLog(
+  path: string,
+): Promise<{ header: PodsLogHeader; pods: FinishedPod[]; lastFinishedAt: Date | null }> {
+  const lines = (await readFile(path, "utf8")).split("\n").filter((l) => l.trim() !== "");
+  if (lines.length === 0) throw new Error(`${path}: empty pods log`);
+  const parse = (line: string, n: number) => {
+    try {
+      return JSON.parse(line) as unknown;
+    } catch {
+      throw new Error(`${path}:${n + 1}: not JSON`);
+    }
+  };
+  const header = headerSchema.safeParse(parse(lines[0]!, 0));
+  if (!header.success)
+    throw new Error(`${path}:1: not a calibration pods log header (${header.error.issues[0]?.message})`);
+  const pods: FinishedPod[] = [];
+  let last: Date | null = null;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lineSchema.safeParse(parse(lines[i]!, i));
+    if (!line.success) {
+      const issue = line.error.issues[0];
+      throw new Error(`${path}:${i + 1}: ${issue?.path.join(".")}: ${issue?.message}`);
+    }
+    pods.push({ group: line.data.group, pod: line.data.pod as FinishedPod["pod"] });
+    last = new Date(line.data.finished_at);
+  }
+  return { header: header.data, pods, lastFinishedAt: last };
+}
