@@ -92,6 +92,7 @@ function evidenceRows(task: TaskSpec, r: CalibrationReport): EvidenceRow[] {
       references: "–",
       margin: "–",
     },
+    ...auditRows(r),
     {
       name: "Think time",
       inForce: `capped at ${r.think_time.cap_seconds} s, scaled by c = ${r.think_time.scale}; m ${r.think_time.interleave.solo} / ${r.think_time.interleave.team} / ${r.think_time.interleave.busy}`,
@@ -101,6 +102,31 @@ function evidenceRows(task: TaskSpec, r: CalibrationReport): EvidenceRow[] {
     },
   );
   return rows;
+}
+
+function auditRows(r: CalibrationReport): EvidenceRow[] {
+  const a = r.sampling_audit;
+  if (!a) return [];
+  const verdict = (x: { p_value: number; consistent: boolean } | null) =>
+    x ? `p ${figure(x.p_value)}${x.consistent ? "" : " (flagged)"}` : "not audited";
+  const replies = a.likelihood_replies;
+  return [
+    {
+      name: "Sampling audit (shown, not gated)",
+      inForce: `flags an engine at p < ${a.alpha ?? "–"}: each sampled token's randomized PIT under the stock engine's distribution`,
+      aa: `${a.aa.false_alarms} false alarm(s) in ${a.aa.audits} audits of the stock engine${a.aa.p_values.length ? `; p ${a.aa.p_values.map((p) => figure(p)).join(", ")}` : ""}`,
+      references: a.references.map((x) => `${x.key} ${verdict(x.candidate)}`).join("; ") || "–",
+      margin: "–",
+    },
+    {
+      name: "Sampled replies scored",
+      inForce: `${replies.asked} per engine (the profile's)`,
+      aa:
+        replies.min === null ? "none recorded" : `${replies.min}–${replies.max} per engine and run, A/A and references`,
+      references: "–",
+      margin: "–",
+    },
+  ];
 }
 
 function TaskEvidence({ task, report }: { task: TaskSpec; report: CalibrationReport | null }) {

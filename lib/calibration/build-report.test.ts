@@ -25,6 +25,27 @@ const input = (profile: string) => ({
   wallSeconds: 1234.4,
 });
 
+const audit = (p: number, replies = 512) => ({
+  replies,
+  tokens: replies * 300,
+  informative: replies * 250,
+  ad: p < 0.01 ? 9 : 0.5,
+  p_value: p,
+  ks_d: 0.01,
+  ks_p_value: p,
+  mean_u: 0.5,
+  outside_share: 0,
+  alpha: 0.01,
+  outside_tolerance: 0.001,
+  consistent: p >= 0.01,
+});
+const audited = (candidate: number, stock: number) => ({
+  gated: false as const,
+  sampling: { temperature: 0.7, top_k: 20, top_p: 0.8 },
+  candidate: audit(candidate),
+  stock: audit(stock),
+});
+
 describe("the calibration report", () => {
   it("holds every run, the noise, the gates and the cache figures, and passes its schema", () => {
     const report = buildCalibrationReport(input("smoke"));
@@ -55,6 +76,33 @@ describe("the calibration report", () => {
     expect(full.full_protocol).toBe(true);
     expect(full.label).toContain("evidence for version 1");
     expect(full.not_measured.some((l) => l.startsWith("the full profile"))).toBe(false);
+  });
+
+  it("counts the sampling audit's false alarms over both sides of every A/A run, and each reference's verdict", () => {
+    const base = input("full");
+    const report = buildCalibrationReport({
+      ...base,
+      aa: [
+        pod("stock", figures({ samplingAudit: audited(0.42, 0.003) }), "a"),
+        pod("stock", figures({ samplingAudit: audited(0.9, 0.2) }), "b"),
+        { ...pod("stock", figures(), "c"), outcome: "error" as const, record: null },
+      ],
+      references: [pod("ngram-4", figures({ samplingAudit: audited(0.0001, 0.5) }), "d")],
+    });
+    expect(report.sampling_audit).toEqual({
+      alpha: 0.01,
+      aa: { audits: 4, false_alarms: 1, p_values: [0.42, 0.003, 0.9, 0.2] },
+      references: [
+        {
+          key: "ngram-4",
+          candidate: { p_value: 0.0001, consistent: false, replies: 512, tokens: 153600 },
+          stock: { p_value: 0.5, consistent: true, replies: 512, tokens: 153600 },
+        },
+      ],
+      // figures() answered 128 likelihood requests per engine; the full profile asks 512
+      likelihood_replies: { asked: 512, min: 128, max: 128 },
+    });
+    expect(calibrationReportSchema.parse(report)).toEqual(report);
   });
 
   it("prints its headline figures", () => {

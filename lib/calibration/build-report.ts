@@ -1,9 +1,10 @@
 import type { RecordLimits } from "../gates";
-import { FULL_PROFILE, type Protocol, type TaskId } from "../protocol";
+import { FULL_PROFILE, getProfile, type Protocol, type TaskId } from "../protocol";
 import { type CalibrationReport, calibrationReportSchema } from "../protocol/calibration-schema";
 import { type CacheTargets, cacheStatistics } from "./cache-statistics";
 import { gateStatistics } from "./gate-statistics";
 import { type CalibrationPod, runSummary } from "./pod-outcome";
+import { samplingAuditSummary } from "./sampling-audit-summary";
 import { aaSpeedNoise } from "./speed-noise";
 
 export interface CalibrationInput {
@@ -45,7 +46,7 @@ function notMeasured(input: CalibrationInput): string[] {
   const lines = [
     `no search over m and c: the stock engine's cache hit is measured under the values in force (c = ${input.protocol.thinkTime.scale.value}, the cap ${input.protocol.thinkTime.capSeconds} s, each workload's m)`,
     "the returning-session cached share: the result record does not keep it",
-    "the gates' power against the simulated attacks, and the sampling audit's false-alarm rate",
+    "the gates' power against the simulated attacks (the red-team matrix and lib/gates/bench/sampling-audit.ts measure it under shorter profiles)",
     "the vLLM runtime: the references here are the simulated engines that play them",
   ];
   if (input.profile !== FULL_PROFILE) lines.unshift(`the full profile: this run is under ${input.profile}`);
@@ -83,6 +84,11 @@ export function buildCalibrationReport(input: CalibrationInput): CalibrationRepo
     references: input.references.map(runSummary),
     gates: gateStatistics(input.aa, input.references, taskLimits(protocol, task), protocol.gates.z),
     cache: cacheStatistics(aaRecords, input.cacheTargets),
+    sampling_audit: samplingAuditSummary(
+      input.aa,
+      input.references,
+      getProfile(input.profile, protocol)?.likelihoodReplies ?? 0,
+    ),
     not_measured: notMeasured(input),
   };
   return calibrationReportSchema.parse(report);

@@ -68,6 +68,10 @@ describe("a calibration run reaches /protocol", () => {
         expect(page).toContain(hit);
         const fidelity = stored.gates.find((g) => g.key === "fidelity")!;
         expect(page).toContain(`passed ${fidelity.aa.passed} of 2`);
+        const audit = stored.sampling_audit!;
+        expect(audit.aa.audits).toBe(4);
+        expect(audit.likelihood_replies.min).toBe(64);
+        expect(page).toContain(`${audit.aa.false_alarms} false alarm(s) in 4 audits of the stock engine`);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

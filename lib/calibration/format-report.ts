@@ -30,6 +30,12 @@ export function formatCalibration(r: CalibrationReport): string {
         `  ${w}: token-weighted ${range(r.cache.stock[w].token_weighted)}; per request ${range(r.cache.stock[w].per_request)}`,
     ),
     `returning-session cached share: ${r.cache.returning_session_share.note}`,
+    ...(r.sampling_audit
+      ? [
+          `sampling audit (shown, not gated; flags at p < ${r.sampling_audit.alpha ?? "–"}): ${r.sampling_audit.aa.false_alarms} false alarm(s) in ${r.sampling_audit.aa.audits} A/A audits; ${r.sampling_audit.references.map((x) => `${x.key} ${x.candidate ? `p ${num(x.candidate.p_value)}${x.candidate.consistent ? "" : " flagged"}` : "–"}`).join(", ") || "no references"}`,
+          `sampled replies scored per engine: ${r.sampling_audit.likelihood_replies.min ?? "–"}–${r.sampling_audit.likelihood_replies.max ?? "–"} (the profile asks ${r.sampling_audit.likelihood_replies.asked})`,
+        ]
+      : []),
     `not measured: ${r.not_measured.join("; ")}`,
     `wall ${r.wall_seconds} s, ${r.concurrency} pod(s) at once, SIM_SPEED ${r.sim_speed}`,
   ];

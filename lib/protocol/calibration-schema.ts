@@ -58,6 +58,31 @@ export const cacheCalibrationSchema = z.object({
   returning_session_share: z.object({ recorded: z.boolean(), value: finite.nullable(), note: z.string() }),
 });
 
+const auditSideSchema = z.object({
+  p_value: share,
+  consistent: z.boolean(),
+  replies: z.number().int().nonnegative(),
+  tokens: z.number().int().nonnegative(),
+});
+
+/** The exact sampling audit over the calibration's runs (beyond the seeds; shown, not gated under protocol v1). */
+export const samplingAuditCalibrationSchema = z.object({
+  alpha: share.nullable(),
+  aa: z.object({
+    audits: z.number().int().nonnegative(),
+    false_alarms: z.number().int().nonnegative(),
+    p_values: z.array(share),
+  }),
+  references: z.array(
+    z.object({ key: z.string(), candidate: auditSideSchema.nullable(), stock: auditSideSchema.nullable() }),
+  ),
+  likelihood_replies: z.object({
+    asked: z.number().int().nonnegative(),
+    min: z.number().int().nonnegative().nullable(),
+    max: z.number().int().nonnegative().nullable(),
+  }),
+});
+
 /**
  * A calibration report (protocol section 10): A/A evaluations and the simulated references run through the real
  * pod pipeline under one profile, reduced to the speed noise, each gate statistic against its limit, and the stock
@@ -93,6 +118,8 @@ export const calibrationReportSchema = z.object({
   references: z.array(calibrationRunSchema),
   gates: z.array(gateCalibrationSchema),
   cache: cacheCalibrationSchema,
+  /** Absent on reports made before the audit was reduced into them. */
+  sampling_audit: samplingAuditCalibrationSchema.optional(),
   /** What section 10 asks that this report does not hold, in words. */
   not_measured: z.array(z.string()),
 });
