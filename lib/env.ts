@@ -12,6 +12,12 @@ const envSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8).optional(),
   ARENA_DATA_DIR: z.string().default(".arena/data"),
   ARENA_PUBLIC_URL: z.string().default("http://localhost:3000"),
+  /** The port the web app listens on (`next start` and the image's server.js set it): the page cache renders from it. */
+  PORT: z.coerce.number().int().positive().default(3000),
+  /** Where the page cache asks the web app for a page (lib/page-cache); default http://127.0.0.1:$PORT. */
+  PAGE_RENDER_ORIGIN: z.string().url().optional(),
+  /** The rendered-page cache for readers who are not signed in: "off" renders every answer. */
+  PAGE_CACHE: z.enum(["on", "off"]).default("on"),
   /** How participants reach the operators for a token while registration is closed: an email address or a URL. */
   OPERATORS_CONTACT: z.string().trim().min(1).optional(),
   POD_BACKEND: z.enum(["local", "kubernetes"]).default("local"),

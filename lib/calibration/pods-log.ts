@@ -1,6 +1,7 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { resultRecordSchema } from "../gates/record/schema";
+import { calibrationRunSchema } from "../protocol/calibration-schema";
 import type { FinishedPod } from "./run-calibration";
 
 const headerSchema = z.object({
@@ -16,16 +17,9 @@ export type PodsLogHeader = z.infer<typeof headerSchema>;
 
 const lineSchema = z.object({
   group: z.enum(["aa", "reference"]),
-  pod: z.object({
-    key: z.string(),
-    label: z.string(),
-    mode: z.string(),
-    seed: z.string(),
-    outcome: z.enum(["scored", "failed", "void", "error"]),
-    reason: z.string().nullable(),
-    record: resultRecordSchema.nullable(),
-    wallSeconds: z.number().nonnegative(),
-  }),
+  pod: calibrationRunSchema
+    .pick({ key: true, label: true, mode: true, seed: true, outcome: true, reason: true })
+    .extend({ record: resultRecordSchema.nullable(), wallSeconds: z.number().nonnegative() }),
   finished_at: z.string().datetime(),
 });
 

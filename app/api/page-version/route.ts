@@ -1,0 +1,16 @@
+import { AppError } from "@/lib/http/app-error";
+import { withErrors } from "@/lib/http/with-token";
+import { isPageCacheCaller } from "@/lib/page-cache/app-page-cache";
+import { pageTarget } from "@/lib/page-cache/page-target";
+import { pageVersion } from "@/lib/page-cache/page-version";
+
+export const dynamic = "force-dynamic";
+
+/** The page cache's question, from inside this process only: the version a public page is kept at (or null). */
+export const GET = withErrors(async (request: Request) => {
+  if (!isPageCacheCaller(request.headers)) throw new AppError({ code: "not_found", message: "no such route" });
+  const path = new URL(request.url).searchParams.get("path") ?? "";
+  const target = path.startsWith("/") ? pageTarget(new URL(path, "http://page.invalid")) : null;
+  if (!target) throw new AppError({ code: "invalid_request", message: "path: not a page the cache keeps" });
+  return Response.json({ version: await pageVersion(target) });
+});

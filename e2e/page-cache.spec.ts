@@ -1,0 +1,58 @@
+import type { APIResponse } from "@playwright/test";
+import { expect, test } from "./support/arena";
+import { signInAsAdmin } from "./web-helpers";
+
+const CACHE = "x-arena-page-cache";
+const csp = (r: APIResponse) => r.headersArray().filter((h) => h.name.toLowerCase() === "content-security-policy");
+
+test.describe("the rendered-page cache in front of the public pages", () => {
+  test("serves a reader who is not signed in the page rendered at the boards' current version, and moves with it", async ({
+    page,
+    arena,
+    playwright,
+  }) => {
+    // a reader with no cookies at all
+    const reader = await playwright.request.newContext({ baseURL: arena.url });
+    try {
+      const first = await reader.get("/");
+      expect(first.status()).toBe(200);
+      expect(["miss", "hit"]).toContain(first.headers()[CACHE]);
+      const again = await reader.get("/?utm_source=feed");
+      expect(again.headers()[CACHE]).toBe("hit");
+      expect(await again.text()).toBe(await first.text());
+      // served again with the arena's headers, once each
+      expect(csp(again)).toHaveLength(1);
+      expect(again.headers()["x-frame-options"]).toBe("DENY");
+      expect(again.headers()["content-type"]).toContain("text/html");
+
+      const task = await reader.get("/tasks/qwen3-8b?page=1");
+      expect(task.status()).toBe(200);
+      expect((await reader.get("/tasks/qwen3-8b")).headers()[CACHE]).toBe("hit");
+      expect((await reader.get("/tasks/nope")).status()).toBe(404);
+
+      // the operators open or close registration: the home page's token help is rendered anew for the next reader
+      await signInAsAdmin(page, arena);
+      const wasOpen = (await page.getByTestId("registration-state").textContent())?.includes("open") ?? false;
+      await page.getByRole("button", { name: wasOpen ? "Close registration" : "Open registration" }).click();
+      await expect(page.getByTestId("registration-state")).toContainText(wasOpen ? "closed" : "open");
+      const moved = await reader.get("/");
+      expect(moved.headers()[CACHE]).toBe("miss");
+      expect((await moved.text()).includes("Registration is open")).toBe(!wasOpen);
+      expect((await reader.get("/")).headers()[CACHE]).toBe("hit");
+
+      // a signed-in reader (the operator's session cookie) is never served a kept page
+      const signedIn = await page.request.get("/");
+      expect(signedIn.status()).toBe(200);
+      expect(signedIn.headers()[CACHE]).toBeUndefined();
+      // and the App Router's own payload requests go to the app
+      const payload = await reader.get("/", { headers: { rsc: "1" } });
+      expect(payload.headers()[CACHE]).toBeUndefined();
+
+      await page.goto("/admin");
+      await page.getByRole("button", { name: wasOpen ? "Open registration" : "Close registration" }).click();
+      await expect(page.getByTestId("registration-state")).toContainText(wasOpen ? "open" : "closed");
+    } finally {
+      await reader.dispose();
+    }
+  });
+});
