@@ -3,6 +3,8 @@ export interface RenderedPage {
   status: number;
   headers: [string, string][];
   body: Uint8Array;
+  /** The body gzipped once, for readers who accept it (compressing 380 kB per answer costs more than the rest). */
+  gzip?: Uint8Array;
 }
 
 interface Entry {
@@ -58,7 +60,7 @@ export class RenderedPages {
   }
 
   private keep(key: string, version: string, page: RenderedPage): void {
-    const size = page.body.byteLength;
+    const size = page.body.byteLength + (page.gzip?.byteLength ?? 0);
     if (size > this.maxBytes) return;
     this.drop(key);
     this.entries.set(key, { version, page });
@@ -66,7 +68,7 @@ export class RenderedPages {
     for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= entry.page.body.byteLength;
+      this.bytes -= entry.page.body.byteLength + (entry.page.gzip?.byteLength ?? 0);
     }
   }
 
@@ -74,6 +76,6 @@ export class RenderedPages {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.bytes -= entry.page.body.byteLength;
+    this.bytes -= entry.page.body.byteLength + (entry.page.gzip?.byteLength ?? 0);
   }
 }

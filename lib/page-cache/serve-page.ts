@@ -5,11 +5,19 @@ import type { RenderedPage, RenderedPages } from "./rendered-pages";
 export const RENDER_HEADER = "x-arena-render";
 /** `hit`, `miss` (rendered for this reader and kept) or `bypass`: which way a public page was answered. */
 export const CACHE_HEADER = "x-arena-page-cache";
+/** How long the cache took over the answer: the version question, and the render on a miss (ms). */
+export const TIMING_HEADER = "x-arena-page-timing";
 
 /** next-auth's session cookies: a signed-in reader (an operator reads more of an evaluation) is never served a kept page. */
 const SESSION_COOKIES = ["next-auth.session-token", "__Secure-next-auth.session-token"];
 /** The App Router's own requests for a page's payload (client navigations, prefetches, refreshes). */
-const ROUTER_HEADERS = ["rsc", "next-router-prefetch", "next-router-state-tree", "next-action"];
+const ROUTER_HEADERS = [
+  "rsc",
+  "next-router-prefetch",
+  "next-router-segment-prefetch",
+  "next-router-state-tree",
+  "next-action",
+];
 
 export interface PageCacheDeps {
   pages: RenderedPages;
@@ -35,10 +43,19 @@ export function cacheableTarget(request: PageRequest): PageTarget | null {
   return pageTarget(request.url);
 }
 
-function answer(page: RenderedPage, method: string, how: "hit" | "miss"): Response {
+const acceptsGzip = (headers: Headers) =>
+  (headers.get("accept-encoding") ?? "")
+    .split(",")
+    .some((e) => /^\s*gzip\s*(;\s*q=(?!0(\.0*)?\s*$)[0-9.]+)?\s*$/i.test(e));
+
+function answer(page: RenderedPage, request: PageRequest, how: "hit" | "miss", timing: string): Response {
   const headers = new Headers(page.headers);
   headers.set(CACHE_HEADER, how);
-  return new Response(method === "HEAD" ? null : (page.body as BodyInit), { status: page.status, headers });
+  headers.set(TIMING_HEADER, timing);
+  const gzip = page.gzip !== undefined && acceptsGzip(request.headers);
+  if (gzip) headers.set("content-encoding", "gzip");
+  const body = gzip ? page.gzip : page.body;
+  return new Response(request.method === "HEAD" ? null : (body as BodyInit), { status: page.status, headers });
 }
 
 /**
@@ -49,11 +66,15 @@ function answer(page: RenderedPage, method: string, how: "hit" | "miss"): Respon
 export async function servePage(request: PageRequest, deps: PageCacheDeps): Promise<Response | null> {
   const target = cacheableTarget(request);
   if (!target) return null;
+  const t0 = performance.now();
   const version = await deps.version(target);
   if (version === null) return null;
+  const versionMs = `version;dur=${(performance.now() - t0).toFixed(1)}`;
   const key = targetPath(target);
   const kept = deps.pages.get(key, version);
-  if (kept) return answer(kept, request.method, "hit");
+  if (kept) return answer(kept, request, "hit", versionMs);
+  const t1 = performance.now();
   const rendered = await deps.pages.fill(key, version, () => deps.render(key));
-  return rendered ? answer(rendered, request.method, "miss") : null;
+  const timing = `${versionMs}, render;dur=${(performance.now() - t1).toFixed(1)}`;
+  return rendered ? answer(rendered, request, "miss", timing) : null;
 }

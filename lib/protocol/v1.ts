@@ -213,7 +213,7 @@ export const PROTOCOL_V1 = {
     /** `c`, the scale on recorded think times; calibrated on the stock engine's cache statistics. */
     scale: cal(
       0.25,
-      "set so the stock engine's cache hit and a returning session's cached share match the data card's targets",
+      "the arena's choice, not yet searched: the full-profile calibration (lib/protocol/calibration/v1/qwen3-8b.json) measured the stock engine's cache hit at 81% token-weighted and 64% per request under it, against the data card's 36.6% and 38.4%; the cap is applied to the recorded think time before the scale, as the protocol's sentence orders them, so a think time past 300 s (a user away) comes back after 75 s",
     ),
   },
   sessions: {
