@@ -39,6 +39,10 @@ export default function config(phase: string): NextConfig {
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
   return {
     poweredByHeader: false,
+    // proxy.ts must see the App Router's own requests (the RSC and router-state headers, `_rsc`) to leave them to the
+    // app: by default Next strips them before the proxy runs, and the rendered-page cache would answer a client
+    // navigation's payload request with a page's HTML
+    skipProxyUrlNormalize: true,
     // the arena's image runs `node server.js` from this folder with only what it traced (lib/ops/image-tree); `next start`
     // still serves the build in place, as `npm run arena` does
     output: "standalone",

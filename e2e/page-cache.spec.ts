@@ -19,7 +19,10 @@ test.describe("the rendered-page cache in front of the public pages", () => {
       expect(["miss", "hit"]).toContain(first.headers()[CACHE]);
       const again = await reader.get("/?utm_source=feed");
       expect(again.headers()[CACHE]).toBe("hit");
+      // the page itself, decoded once as a browser decodes it (a body compressed twice would read as gzip here)
+      expect(await first.text()).toMatch(/^<!DOCTYPE html>/i);
       expect(await again.text()).toBe(await first.text());
+      expect(again.headers()["content-encoding"]).toMatch(/^(gzip|br|deflate)$/);
       // served again with the arena's headers, once each
       expect(csp(again)).toHaveLength(1);
       expect(again.headers()["x-frame-options"]).toBe("DENY");
@@ -29,6 +32,18 @@ test.describe("the rendered-page cache in front of the public pages", () => {
       expect(task.status()).toBe(200);
       expect((await reader.get("/tasks/qwen3-8b")).headers()[CACHE]).toBe("hit");
       expect((await reader.get("/tasks/nope")).status()).toBe(404);
+
+      // a browser with no session reads the kept home page and follows its links
+      const browser = await page.context().browser()!.newContext();
+      try {
+        const anonymous = await browser.newPage();
+        const home = await anonymous.goto(`${arena.url}/`);
+        expect(home?.headers()[CACHE]).toBe("hit");
+        await anonymous.getByRole("link", { name: "Get a token →" }).click();
+        await expect(anonymous).toHaveURL(/\/guide#token$/);
+      } finally {
+        await browser.close();
+      }
 
       // the operators open or close registration: the home page's token help is rendered anew for the next reader
       await signInAsAdmin(page, arena);

@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { promisify } from "node:util";
-import { gzip } from "node:zlib";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import type { PageTarget } from "./page-target";
@@ -38,7 +36,6 @@ const DROPPED = new Set([
   "set-cookie",
 ]);
 
-const gzipped = promisify(gzip);
 const origin = () => env().PAGE_RENDER_ORIGIN ?? `http://127.0.0.1:${env().PORT}`;
 let warned = false;
 
@@ -54,11 +51,11 @@ async function render(path: string): Promise<RenderedPage | null> {
   response.headers.forEach((value, name) => {
     if (!DROPPED.has(name)) headers.push([name, value]);
   });
-  return { status: 200, headers, body, gzip: new Uint8Array(await gzipped(body)) };
+  return { status: 200, headers, body };
 }
 
 async function askVersion(path: string): Promise<string | null> {
-  const response = await fetch(`${origin()}/api/page-version?path=${encodeURIComponent(path)}`, {
+  const response = await fetch(`${origin()}/api/internal/page-version?path=${encodeURIComponent(path)}`, {
     headers: { [RENDER_HEADER]: shared().key },
     cache: "no-store",
   });

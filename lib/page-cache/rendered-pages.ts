@@ -2,9 +2,11 @@
 export interface RenderedPage {
   status: number;
   headers: [string, string][];
+  /**
+   * The body as the app rendered it, never compressed here: Next drops a proxy answer's own `content-encoding` and
+   * compresses what the proxy returns, so a body gzipped here would reach the reader gzipped twice.
+   */
   body: Uint8Array;
-  /** The body gzipped once, for readers who accept it (compressing 380 kB per answer costs more than the rest). */
-  gzip?: Uint8Array;
 }
 
 interface Entry {
@@ -60,7 +62,7 @@ export class RenderedPages {
   }
 
   private keep(key: string, version: string, page: RenderedPage): void {
-    const size = page.body.byteLength + (page.gzip?.byteLength ?? 0);
+    const size = page.body.byteLength;
     if (size > this.maxBytes) return;
     this.drop(key);
     this.entries.set(key, { version, page });
@@ -68,7 +70,7 @@ export class RenderedPages {
     for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
-      this.bytes -= entry.page.body.byteLength + (entry.page.gzip?.byteLength ?? 0);
+      this.bytes -= entry.page.body.byteLength;
     }
   }
 
@@ -76,6 +78,6 @@ export class RenderedPages {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.bytes -= entry.page.body.byteLength + (entry.page.gzip?.byteLength ?? 0);
+    this.bytes -= entry.page.body.byteLength;
   }
 }

@@ -43,19 +43,11 @@ export function cacheableTarget(request: PageRequest): PageTarget | null {
   return pageTarget(request.url);
 }
 
-const acceptsGzip = (headers: Headers) =>
-  (headers.get("accept-encoding") ?? "")
-    .split(",")
-    .some((e) => /^\s*gzip\s*(;\s*q=(?!0(\.0*)?\s*$)[0-9.]+)?\s*$/i.test(e));
-
 function answer(page: RenderedPage, request: PageRequest, how: "hit" | "miss", timing: string): Response {
   const headers = new Headers(page.headers);
   headers.set(CACHE_HEADER, how);
   headers.set(TIMING_HEADER, timing);
-  const gzip = page.gzip !== undefined && acceptsGzip(request.headers);
-  if (gzip) headers.set("content-encoding", "gzip");
-  const body = gzip ? page.gzip : page.body;
-  return new Response(request.method === "HEAD" ? null : (body as BodyInit), { status: page.status, headers });
+  return new Response(request.method === "HEAD" ? null : (page.body as BodyInit), { status: page.status, headers });
 }
 
 /**
