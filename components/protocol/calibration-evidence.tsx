@@ -1,6 +1,6 @@
 import { DataTable, type TableSpec } from "@/components/ui/data-table";
 import type { TaskSpec } from "@/lib/protocol";
-import type { CalibrationReport } from "@/lib/protocol/calibration-schema";
+import type { CalibrationReport, ThinkSearchCalibration } from "@/lib/protocol/calibration-schema";
 import type { Calibrations } from "@/lib/protocol/calibrations";
 import { figure, GATE_NAMES, percent, reportHeadline, spreadText } from "./calibration-format";
 
@@ -88,7 +88,9 @@ function evidenceRows(task: TaskSpec, r: CalibrationReport): EvidenceRow[] {
       inForce: "no target in the data card",
       aa: c.returning_session_share.recorded
         ? percent(c.returning_session_share.value, 1)
-        : c.returning_session_share.note,
+        : r.think_search
+          ? `in the search: ${returningText(r.think_search)}`
+          : c.returning_session_share.note,
       references: "–",
       margin: "–",
     },
@@ -96,12 +98,38 @@ function evidenceRows(task: TaskSpec, r: CalibrationReport): EvidenceRow[] {
     {
       name: "Think time",
       inForce: `capped at ${r.think_time.cap_seconds} s, scaled by c = ${r.think_time.scale}; m ${r.think_time.interleave.solo} / ${r.think_time.interleave.team} / ${r.think_time.interleave.busy}`,
-      aa: "the values this run was made under; not searched",
+      aa: r.think_search ? searchText(r.think_search) : "the values this run was made under; not searched",
       references: "–",
       margin: "–",
     },
   );
   return rows;
+}
+
+const listed = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).join(", ");
+
+/** The search in one cell: its grid, the range of the hit it found, and the point nearest the targets. */
+function searchText(s: ThinkSearchCalibration): string {
+  const tw = s.points.flatMap((p) => (p.token_weighted === null ? [] : [p.token_weighted]));
+  const pr = s.points.flatMap((p) => (p.per_request === null ? [] : [p.per_request]));
+  const range = (xs: number[]) => `${percent(Math.min(...xs), 1)}–${percent(Math.max(...xs), 1)}`;
+  const workloads = [...new Set(s.points.map((p) => p.workload))].join(" and ");
+  return [
+    `searched (${s.profile} profile, ${workloads}${s.cores ? `, ${s.cores} cores` : ""}): c ∈ {${listed(s.points.map((p) => p.scale))}} × m ∈ {${listed(s.points.map((p) => p.interleave))}}`,
+    tw.length ? `hit ${range(tw)} token-weighted, ${range(pr)} per request` : "no hit measured",
+    s.nearest
+      ? `nearest the targets: c ${s.nearest.scale}, m ${s.nearest.interleave}, ${(s.nearest.miss * 100).toFixed(1)} points off`
+      : "no point measured both",
+  ].join("; ");
+}
+
+function returningText(s: ThinkSearchCalibration): string {
+  const seen = s.points.filter((p) => p.returning > 0 && p.returning_history_cached !== null);
+  if (seen.length === 0) return "no session came back within a pass";
+  const shares = seen.map((p) => p.returning_history_cached!);
+  const scales = [...new Set(s.points.map((p) => p.scale))];
+  const none = listed(scales.filter((c) => s.points.every((p) => p.scale !== c || p.returning === 0)));
+  return `${percent(Math.min(...shares), 1)}–${percent(Math.max(...shares), 1)} of a returning session's history still cached (${seen.reduce((a, p) => a + p.returning, 0)} returns)${none ? `; none came back within a pass at c = ${none}` : ""}`;
 }
 
 function auditRows(r: CalibrationReport): EvidenceRow[] {

@@ -83,6 +83,33 @@ export const samplingAuditCalibrationSchema = z.object({
   }),
 });
 
+/** One point of the search over `c` and `m`: one workload's first pass on a fresh stock engine. */
+export const thinkSearchPointSchema = z.object({
+  workload: z.enum(["solo", "team", "busy"]),
+  scale: finite.positive(),
+  interleave: z.number().int().positive(),
+  token_weighted: share.nullable(),
+  per_request: share.nullable(),
+  requests: z.number().int().nonnegative(),
+  /** Requests of sessions that came back after a think time past the cap, within the pass. */
+  returning: z.number().int().nonnegative(),
+  returning_history_cached: share.nullable(),
+});
+
+/** Section 4's search over the think-time scale `c` and the interleave `m` (`npm run calibrate:think`). */
+export const thinkSearchCalibrationSchema = z.object({
+  source: z.string(),
+  profile: z.string(),
+  seed: z.string(),
+  sim_speed: finite.positive(),
+  cores: z.number().int().positive().nullable(),
+  cap_seconds: finite,
+  targets: z.object({ token_weighted: share, per_request: share }),
+  points: z.array(thinkSearchPointSchema),
+  /** The (c, m) whose mean hit over the workloads searched misses the targets least, and by how much at worst. */
+  nearest: z.object({ scale: finite, interleave: z.number().int(), miss: finite }).nullable(),
+});
+
 /**
  * A calibration report (protocol section 10): A/A evaluations and the simulated references run through the real
  * pod pipeline under one profile, reduced to the speed noise, each gate statistic against its limit, and the stock
@@ -120,6 +147,8 @@ export const calibrationReportSchema = z.object({
   cache: cacheCalibrationSchema,
   /** Absent on reports made before the audit was reduced into them. */
   sampling_audit: samplingAuditCalibrationSchema.optional(),
+  /** Absent on reports made before the search was run. */
+  think_search: thinkSearchCalibrationSchema.optional(),
   /** What section 10 asks that this report does not hold, in words. */
   not_measured: z.array(z.string()),
 });
@@ -129,3 +158,4 @@ export type CalibrationRun = z.infer<typeof calibrationRunSchema>;
 export type GateCalibration = z.infer<typeof gateCalibrationSchema>;
 export type CacheCalibration = z.infer<typeof cacheCalibrationSchema>;
 export type Spread = z.infer<typeof spreadSchema>;
+export type ThinkSearchCalibration = z.infer<typeof thinkSearchCalibrationSchema>;

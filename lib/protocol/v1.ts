@@ -213,7 +213,7 @@ export const PROTOCOL_V1 = {
     /** `c`, the scale on recorded think times; calibrated on the stock engine's cache statistics. */
     scale: cal(
       0.25,
-      "the arena's choice, not yet searched: the full-profile calibration (lib/protocol/calibration/v1/qwen3-8b.json) measured the stock engine's cache hit at 81% token-weighted and 64% per request under it, against the data card's 36.6% and 38.4%; the cap is applied to the recorded think time before the scale, as the protocol's sentence orders them, so a think time past 300 s (a user away) comes back after 75 s",
+      "searched, and kept: on the simulated stock engine under the full profile (lib/protocol/calibration/v1/qwen3-8b.json, think_search), c in {0.25, 1} with m in {2, 4, 8} on team and busy left the cache hit at 85-96% token-weighted and 64-81% per request, no point within 48 points of the data card's 36.6% and 38.4%: those are another traffic's prefix reuse under an unbounded cache, so the eviction that c and m move cannot reach them, and the gap is the pool's own reuse; at c = 1 no session past the cap came back within a pass (300 s is longer than any pass), while at 0.25 returning sessions came back with 52-61% of their history still cached, so c stays 0.25 and m stays the protocol's. The cap is applied to the recorded think time before the scale, as the protocol's sentence orders them, so a think time past 300 s (a user away) comes back after 75 s",
     ),
   },
   sessions: {
