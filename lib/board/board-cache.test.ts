@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
+import { pageVersion } from "@/lib/page-cache/page-version";
 import { TASK_IDS } from "@/lib/protocol";
 import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
 import { seedScale } from "./bench/scale-fixture";
@@ -123,5 +124,30 @@ describe("the boards at scale", () => {
     expect(third[0]).toMatchObject({ evaluationId: running.id, change: "finished" });
     expect(await activeEvaluations()).toBe(await countActiveEvaluations());
     expect(await activeEvaluations()).toBe(active);
+  });
+
+  it("keep a final evaluation's page through the queue's moves; a test result's moves with a new score", async () => {
+    const dev = await runningEvaluation("qwen3-8b", "page version dev");
+    await db().submission.updateMany({ where: { evaluations: { some: { id: dev.id } } }, data: { split: "dev" } });
+    const test = await runningEvaluation("qwen3-8b", "page version test");
+    const page = (id: string) => pageVersion({ kind: "evaluation", id });
+    // running: rendered for each reader
+    expect(await page(dev.id)).toBeNull();
+    await moveEvaluation(dev.id, "failed", { attempt: 1, reason: "engine exited" });
+    await moveEvaluation(test.id, "failed", { attempt: 1, reason: "engine exited" });
+    const [devKept, testKept] = [await page(dev.id), await page(test.id)];
+    expect(devKept).not.toBeNull();
+
+    // the queue moves: neither page changes
+    const other = await runningEvaluation("qwen35-27b", "page version other");
+    expect(await page(dev.id)).toBe(devKept);
+    expect(await page(test.id)).toBe(testKept);
+    // a new score: the test result's dev/test gap may move with it, the dev result's page may not
+    await moveEvaluation(other.id, "scored", { attempt: 1, data: { specscore: 1.1, result: { score: 1.1 } } });
+    expect(await page(dev.id)).toBe(devKept);
+    expect(await page(test.id)).not.toBe(testKept);
+    // its own row moves (refunded, say): its page changes
+    await db().evaluation.update({ where: { id: dev.id }, data: { refunded: true } });
+    expect(await page(dev.id)).not.toBe(devKept);
   });
 });

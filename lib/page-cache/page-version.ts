@@ -14,8 +14,9 @@ async function settingsVersion(): Promise<string> {
  * What a page's rendered answer depends on, as one string: equal strings, equal pages. The boards change with a new
  * score (`boardVersion`); the newest evaluations, the active count and queue positions with any evaluation's move
  * (`activityVersion`); the home page's registration link with the settings. An evaluation page is kept only once its
- * evaluation is final (its passes and checks no longer change; what the boards decide on it moves with them), and
- * null says: render it for each reader.
+ * evaluation is final, and then changes only with its own row (a refund, say) and, for a test result, with the same
+ * account's dev scores that its dev/test gap reads (a new score: `boardVersion`): the queue's moves, which change the
+ * activity many times a minute, leave it be. Null says: render it for each reader.
  */
 export async function pageVersion(target: PageTarget): Promise<string | null> {
   const client = db();
@@ -33,13 +34,13 @@ export async function pageVersion(target: PageTarget): Promise<string | null> {
       return `${board}|${activity}`;
     }
     case "evaluation": {
-      const [row, board, activity] = await Promise.all([
-        client.evaluation.findUnique({ where: { id: target.id }, select: { status: true } }),
-        boardVersion(client),
-        activityVersion(client),
-      ]);
+      const row = await client.evaluation.findUnique({
+        where: { id: target.id },
+        select: { status: true, updatedAt: true, submission: { select: { split: true } } },
+      });
       if (!row || !FINAL.has(row.status)) return null;
-      return `${row.status}|${board}|${activity}`;
+      const own = `${row.status}@${row.updatedAt.getTime()}`;
+      return row.submission.split === "test" ? `${own}|${await boardVersion(client)}` : own;
     }
   }
 }
