@@ -11,20 +11,19 @@ import { createJudgeAgent } from "../judge/client/http-agent";
 import { loadPool } from "../judge/pool/load";
 import { DEV_POOL_PATH } from "../judge/pool/paths";
 import { createTokenCounter } from "../judge/tokens/token-counter";
-import { freePort } from "../pods/agent/free-port";
-import { currentProtocol, getProfile, getTask, isTaskId, maxNumSeqs, type TaskId, WORKLOAD_IDS } from "../protocol";
+import { currentProtocol, getProfile, getTask, isTaskId, type TaskId, WORKLOAD_IDS } from "../protocol";
 import { calibrationReportSchema } from "../protocol/calibration-schema";
-import { spawnSimEngine } from "../sim-engine/spawn";
 import { qwen3TokenizerDir } from "../tokenizer/packaged-qwen3";
 import { formatThinkSearch } from "./format-think-search";
 import { formatReportFile, readCalibrationReport } from "./report-file";
+import { flagPairs, startSimStock } from "./sim-stock";
 import {
   readThinkSearchFile,
   type ThinkSearchFile,
   thinkSearchEvidence,
   thinkSearchFileSchema,
 } from "./think-evidence";
-import { nearestPoint, runThinkSearch, type StockEngine, thinkGrid } from "./think-search";
+import { nearestPoint, runThinkSearch, thinkGrid } from "./think-search";
 
 const USAGE = [
   "usage: npm run calibrate:think -- --task qwen3-8b [--profile full] [--c 0.25,0.5,1] [--m 2,3] [--workloads team,busy] [--concurrency 4] [--sim-speed 1] [--seed S] [--out FILE] [--into REPORT]",
@@ -61,17 +60,6 @@ const argsSchema = z
   .strict();
 const fromSchema = z.object({ from: z.string().min(1), into: z.string().min(1) }).strict();
 
-function flags(argv: readonly string[]): Record<string, string> {
-  const raw: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i += 2) {
-    const flag = argv[i]!;
-    const value = argv[i + 1];
-    if (!flag.startsWith("--") || value === undefined) throw new Error(`bad argument "${flag}"\n${USAGE}`);
-    raw[flag.slice(2)] = value;
-  }
-  return raw;
-}
-
 /** Puts the searches into a calibration report as its `think_search`, validated as the protocol loads it. */
 async function intoReport(files: readonly ThinkSearchFile[], report: string): Promise<void> {
   const merged = calibrationReportSchema.parse({
@@ -84,7 +72,7 @@ async function intoReport(files: readonly ThinkSearchFile[], report: string): Pr
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const raw = flags(argv);
+  const raw = flagPairs(argv, USAGE);
   if ("from" in raw) {
     const given = fromSchema.safeParse(raw);
     if (!given.success) throw new Error(`--from takes --into only\n${USAGE}`);
@@ -101,23 +89,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const seed = args.seed ?? randomBytes(8).toString("hex");
   const points = thinkGrid(args.c, args.m);
   const targets = workloadCard().targets;
-  const startStock = async (): Promise<StockEngine> => {
-    const engine = spawnSimEngine({
-      port: await freePort(),
-      args: ["--mode", "stock"],
-      env: {
-        SERVED_NAME: task.id,
-        MAX_MODEL_LEN: String(task.maxModelLen),
-        MAX_NUM_SEQS: String(maxNumSeqs(task, profile)),
-        GPU_MEMORY_UTILIZATION: currentProtocol().engine.gpuMemoryUtilization.toFixed(2),
-        PREFIX_CACHING: "1",
-        SIM_SPEED: String(args["sim-speed"]),
-      },
-      readyTimeoutMs: 180_000,
-    });
-    await engine.ready;
-    return { url: engine.url, servedName: task.id, stop: async () => void (await engine.stop()) };
-  };
+  const startStock = () => startSimStock(task.id, profile.name, args["sim-speed"]);
   console.error(
     `searching ${points.length} point(s) of (c, m) on ${task.id} under ${profile.name}: ${args.workloads.join(", ")}, ${args.concurrency} at once, SIM_SPEED ${args["sim-speed"]}, seed ${seed}`,
   );

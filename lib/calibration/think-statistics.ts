@@ -1,4 +1,5 @@
 import type { RequestRecord } from "../judge/records";
+import { cacheHit } from "../judge/speeds/speeds";
 
 type Reading = Pick<RequestRecord, "sessionId" | "turn" | "usage" | "counted">;
 
@@ -28,34 +29,27 @@ export function thinkStatistics(
 ): ThinkStatistics {
   const byTurn = new Map<string, Reading>();
   for (const r of records) byTurn.set(`${r.sessionId}\u0000${r.turn}`, r);
-  let cached = 0;
-  let prompt = 0;
-  let shareSum = 0;
-  let n = 0;
+  let requests = 0;
   let returning = 0;
   let historyCached = 0;
   let history = 0;
   for (const r of records) {
-    const p = r.usage.promptTokens;
-    if (!p || p <= 0) continue;
-    const c = r.usage.cachedTokens ?? 0;
-    cached += c;
-    prompt += p;
-    shareSum += c / p;
-    n++;
+    if (!r.usage.promptTokens || r.usage.promptTokens <= 0) continue;
+    requests++;
     if (r.turn === 0 || !returningTurn(r.sessionId, r.turn)) continue;
     const previous = byTurn.get(`${r.sessionId}\u0000${r.turn - 1}`);
     const before = previous ? (previous.usage.promptTokens ?? 0) + (previous.usage.completionTokens ?? 0) : 0;
     if (before <= 0) continue;
     returning++;
-    historyCached += Math.min(c, before);
+    historyCached += Math.min(r.usage.cachedTokens ?? 0, before);
     history += before;
   }
+  const hit = cacheHit(records);
   return {
-    tokenWeighted: prompt > 0 ? cached / prompt : null,
-    perRequest: n > 0 ? shareSum / n : null,
+    tokenWeighted: hit.tokenWeighted,
+    perRequest: hit.perRequest,
     returning,
     returningHistoryCached: history > 0 ? historyCached / history : null,
-    requests: n,
+    requests,
   };
 }

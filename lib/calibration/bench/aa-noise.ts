@@ -17,10 +17,9 @@ import { DEV_POOL_PATH } from "../../judge/pool/paths";
 import type { PassResult } from "../../judge/run/run-pass";
 import { planFor, runWorkloadPass } from "../../judge/run/run-workload";
 import { createTokenCounter } from "../../judge/tokens/token-counter";
-import { freePort } from "../../pods/agent/free-port";
-import { currentProtocol, getProfile, getTask, maxNumSeqs, WORKLOAD_IDS } from "../../protocol";
-import { spawnSimEngine } from "../../sim-engine/spawn";
+import { getProfile, getTask, WORKLOAD_IDS } from "../../protocol";
 import { qwen3TokenizerDir } from "../../tokenizer/packaged-qwen3";
+import { flagPairs, startSimStock } from "../sim-stock";
 
 const argsSchema = z
   .object({
@@ -34,17 +33,9 @@ const argsSchema = z
   })
   .strict();
 
-function flags(argv: readonly string[]): Record<string, string> {
-  const raw: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i += 2) {
-    const value = argv[i + 1];
-    if (!argv[i]!.startsWith("--") || value === undefined) throw new Error(`bad argument "${argv[i]}"`);
-    raw[argv[i]!.slice(2)] = value;
-  }
-  return raw;
-}
-
-const args = argsSchema.parse(flags(process.argv.slice(2)));
+const args = argsSchema.parse(
+  flagPairs(process.argv.slice(2), "usage: see the head of lib/calibration/bench/aa-noise.ts"),
+);
 const task = getTask("qwen3-8b");
 const profile = getProfile(args.profile);
 if (!profile) throw new Error(`unknown profile ${args.profile}`);
@@ -54,21 +45,8 @@ const counter = await createTokenCounter(qwen3TokenizerDir());
 const dispatcher = createJudgeAgent();
 
 async function playOn(pairSeed: string): Promise<PassResult> {
-  const engine = spawnSimEngine({
-    port: await freePort(),
-    args: ["--mode", "stock"],
-    env: {
-      SERVED_NAME: task.id,
-      MAX_MODEL_LEN: String(task.maxModelLen),
-      MAX_NUM_SEQS: String(maxNumSeqs(task, profile!)),
-      GPU_MEMORY_UTILIZATION: currentProtocol().engine.gpuMemoryUtilization.toFixed(2),
-      PREFIX_CACHING: "1",
-      SIM_SPEED: String(args["sim-speed"]),
-    },
-    readyTimeoutMs: 180_000,
-  });
+  const engine = await startSimStock(task.id, profile!.name, args["sim-speed"]);
   try {
-    await engine.ready;
     const options = {
       url: engine.url,
       servedName: task.id,
