@@ -120,7 +120,18 @@ function searchText(s: ThinkSearchCalibration): string {
     s.nearest
       ? `nearest the targets: c ${s.nearest.scale}, m ${s.nearest.interleave}, ${(s.nearest.miss * 100).toFixed(1)} points off`
       : "no point measured both",
-  ].join("; ");
+    busyText(s),
+  ]
+    .filter(Boolean)
+    .join("; ");
+}
+
+/** How much of a pass team's and busy's speed was read over: the time every lane had a request in flight. */
+function busyText(s: ThinkSearchCalibration): string | null {
+  const read = s.points.filter((p) => p.workload !== "solo" && p.all_busy_seconds != null && p.pass_seconds);
+  if (read.length === 0) return null;
+  const shares = read.map((p) => p.all_busy_seconds! / p.pass_seconds!);
+  return `every lane busy ${percent(Math.min(...shares), 1)}–${percent(Math.max(...shares), 1)} of a pass (the time team's and busy's speed is read over)`;
 }
 
 function returningText(s: ThinkSearchCalibration): string {

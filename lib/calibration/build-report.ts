@@ -42,6 +42,9 @@ export function taskLimits(protocol: Protocol, task: TaskId): RecordLimits {
   };
 }
 
+/** The lines of `not_measured` a think-time search in the report answers (think-search-cli.ts --into drops them). */
+export const ANSWERED_BY_SEARCH = ["no search over m and c", "the returning-session cached share"] as const;
+
 function notMeasured(input: CalibrationInput): string[] {
   const lines = [
     `no search over m and c: the stock engine's cache hit is measured under the values in force (c = ${input.protocol.thinkTime.scale.value}, the cap ${input.protocol.thinkTime.capSeconds} s, each workload's m)`,

@@ -15,6 +15,7 @@ export function formatThinkSearch(
     ...workloads.map((w) => `${w} hit (tokens / requests)`),
     "overall (tokens / requests)",
     "returning: history cached (n)",
+    "every lane busy",
   ];
   const rows = results.map((r) => [
     String(r.scale),
@@ -25,6 +26,9 @@ export function formatThinkSearch(
     }),
     `${pct(r.overall.tokenWeighted)} / ${pct(r.overall.perRequest)}${nearest?.point === r ? "  ← nearest" : ""}`,
     `${pct(r.overall.returningHistoryCached)} (${Object.values(r.workloads).reduce((a, s) => a + s.returning, 0)})`,
+    Object.entries(r.workloads)
+      .map(([w, s]) => `${w} ${s.allBusySeconds === null ? "—" : `${s.allBusySeconds.toFixed(1)} s`}`)
+      .join(", "),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");

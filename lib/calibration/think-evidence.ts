@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { WORKLOAD_IDS } from "../protocol";
+import { getProfile, WORKLOAD_IDS, type WorkloadId } from "../protocol";
 import type { ThinkSearchCalibration } from "../protocol/calibration-schema";
 
 const statistics = z.object({
@@ -9,6 +9,7 @@ const statistics = z.object({
   returning: z.number().int(),
   returningHistoryCached: z.number().nullable(),
   requests: z.number().int(),
+  allBusySeconds: z.number().nullable().optional(),
 });
 
 /** What `npm run calibrate:think -- --out FILE` writes (think-search-cli.ts). */
@@ -38,6 +39,9 @@ export async function readThinkSearchFile(path: string): Promise<ThinkSearchFile
   return parsed.data;
 }
 
+const passSeconds = (profile: string, workload: WorkloadId): number | undefined =>
+  getProfile(profile)?.passSeconds[workload];
+
 /**
  * One or more searches of the same task and profile (say, team's and busy's run side by side) as the calibration
  * report's evidence: every (workload, c, m) point, a later file's replacing an earlier one's, and the point whose
@@ -65,6 +69,8 @@ export function thinkSearchEvidence(files: readonly ThinkSearchFile[]): ThinkSea
           requests: s.requests,
           returning: s.returning,
           returning_history_cached: s.returningHistoryCached,
+          all_busy_seconds: s.allBusySeconds ?? null,
+          pass_seconds: passSeconds(f.profile, w),
         });
       }
     }

@@ -14,6 +14,7 @@ import { createTokenCounter } from "../judge/tokens/token-counter";
 import { currentProtocol, getProfile, getTask, isTaskId, type TaskId, WORKLOAD_IDS } from "../protocol";
 import { calibrationReportSchema } from "../protocol/calibration-schema";
 import { qwen3TokenizerDir } from "../tokenizer/packaged-qwen3";
+import { ANSWERED_BY_SEARCH } from "./build-report";
 import { formatThinkSearch } from "./format-think-search";
 import { formatReportFile, readCalibrationReport } from "./report-file";
 import { flagPairs, startSimStock } from "./sim-stock";
@@ -62,9 +63,11 @@ const fromSchema = z.object({ from: z.string().min(1), into: z.string().min(1) }
 
 /** Puts the searches into a calibration report as its `think_search`, validated as the protocol loads it. */
 async function intoReport(files: readonly ThinkSearchFile[], report: string): Promise<void> {
+  const before = await readCalibrationReport(report);
   const merged = calibrationReportSchema.parse({
-    ...(await readCalibrationReport(report)),
+    ...before,
     think_search: thinkSearchEvidence(files),
+    not_measured: before.not_measured.filter((line) => !ANSWERED_BY_SEARCH.some((p) => line.startsWith(p))),
   });
   await writeFile(report, `${JSON.stringify(merged, null, 2)}\n`);
   await formatReportFile(report);

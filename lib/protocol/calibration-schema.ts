@@ -94,6 +94,9 @@ export const thinkSearchPointSchema = z.object({
   /** Requests of sessions that came back after a think time past the cap, within the pass. */
   returning: z.number().int().nonnegative(),
   returning_history_cached: share.nullable(),
+  /** How long every lane had a request in flight: the time team's and busy's speed is read over. */
+  all_busy_seconds: finite.nonnegative().nullable().optional(),
+  pass_seconds: finite.positive().optional(),
 });
 
 /** Section 4's search over the think-time scale `c` and the interleave `m` (`npm run calibrate:think`). */
