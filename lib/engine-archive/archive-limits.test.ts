@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
-import { createGzip, gzipSync } from "node:zlib";
+import { createGzip, gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { extractEngineArchive } from "./extract-archive";
 import { ArchiveError, type ArchiveLimits, inspectEngineArchive } from "./inspect-archive";
@@ -105,8 +105,11 @@ describe("an inline archive's limits", () => {
     expect(archive.length).toBeLessThan(200_000);
     const { stallMs, result } = await longestStall(() => inspectEngineArchive(archive, roomy));
     expect(result).toMatchObject({ unpackedBytes: 120 * MiB + launch.length });
-    // inflating it in one synchronous call holds the loop for the whole inflate (0.6 s for 199 MB on this machine)
-    expect(stallMs).toBeLessThan(200);
+    // inflating it in one synchronous call holds the loop for the whole inflate (0.6 s for 199 MB on a quiet core),
+    // measured beside it: a machine busy with other work stretches both, and scheduling alone stalls a loop for tens
+    // of milliseconds, so the inspection must hold the loop for well under half the inflate
+    const held = await longestStall(async () => gunzipSync(archive));
+    expect(stallMs).toBeLessThan(Math.max(200, held.stallMs / 2));
   });
 
   it("enforces the limits again at extraction, before writing anything", async () => {
