@@ -24,15 +24,3 @@ export async function startSimStock(taskId: TaskId, profileName: string, simSpee
   await engine.ready;
   return { url: engine.url, servedName: task.id, stop: async () => void (await engine.stop()) };
 }
-
-/** `--flag value` pairs into a record; anything else is an error that shows `usage`. */
-export function flagPairs(argv: readonly string[], usage: string): Record<string, string> {
-  const raw: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i += 2) {
-    const flag = argv[i]!;
-    const value = argv[i + 1];
-    if (!flag.startsWith("--") || value === undefined) throw new Error(`bad argument "${flag}"\n${usage}`);
-    raw[flag.slice(2)] = value;
-  }
-  return raw;
-}

@@ -15,9 +15,10 @@ import { currentProtocol, getProfile, getTask, isTaskId, type TaskId, WORKLOAD_I
 import { calibrationReportSchema } from "../protocol/calibration-schema";
 import { qwen3TokenizerDir } from "../tokenizer/packaged-qwen3";
 import { ANSWERED_BY_SEARCH } from "./build-report";
+import { flagPairs } from "./flag-pairs";
 import { formatThinkSearch } from "./format-think-search";
 import { formatReportFile, readCalibrationReport } from "./report-file";
-import { flagPairs, startSimStock } from "./sim-stock";
+import { startSimStock } from "./sim-stock";
 import {
   readThinkSearchFile,
   type ThinkSearchFile,

@@ -19,7 +19,8 @@ import { planFor, runWorkloadPass } from "../../judge/run/run-workload";
 import { createTokenCounter } from "../../judge/tokens/token-counter";
 import { getProfile, getTask, WORKLOAD_IDS } from "../../protocol";
 import { qwen3TokenizerDir } from "../../tokenizer/packaged-qwen3";
-import { flagPairs, startSimStock } from "../sim-stock";
+import { flagPairs } from "../flag-pairs";
+import { startSimStock } from "../sim-stock";
 
 const argsSchema = z
   .object({
