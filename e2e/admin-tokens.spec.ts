@@ -150,4 +150,61 @@ test.describe("operators and tokens", () => {
     await expect(page.getByText(/Its budget charge was refunded on/)).toBeVisible();
     await keepScreenshot(page, testInfo, "evaluation-void");
   });
+  test("an admin starts a calibration, and once its evaluations end its report is served", async ({
+    page,
+    arena,
+  }, testInfo) => {
+    await signInAsAdmin(page, arena);
+    const form = page.locator("form", { has: page.getByRole("button", { name: "Start the calibration" }) });
+    const start = async () => {
+      await form.getByRole("button", { name: "Start the calibration" }).click();
+      await page
+        .getByRole("dialog")
+        .getByRole("button", { name: /^Yes, queue/ })
+        .click();
+    };
+    await form.getByLabel("Task").selectOption("qwen3-8b");
+    await form.getByLabel("Profile").selectOption("ci");
+    await form.getByLabel("Split").selectOption("dev");
+    await form.getByLabel("A/A runs").fill("2");
+    await start();
+    await expect(page.getByTestId("start-calibration-result")).toHaveText(
+      /calibration \w+ started: 5 evaluations queued/,
+    );
+    const calibrationId = /calibration (\w+) started/.exec(
+      (await page.getByTestId("start-calibration-result").textContent()) ?? "",
+    )![1]!;
+    await page.goto("/admin");
+    const row = page.locator(`[data-calibration="${calibrationId}"]`);
+    await expect(row).toContainText("ci · dev");
+    const runs = await row
+      .locator("[data-calibration-run]")
+      .evaluateAll((links) => links.map((a) => a.getAttribute("data-calibration-run")!));
+    expect(runs).toHaveLength(5);
+
+    // the e2e arena's GPU slots are for the other tests: the operator voids each run, and the last void completes it
+    for (const evaluationId of runs) {
+      const voidForm = page.locator("form", { has: page.getByRole("button", { name: "Void and refund" }) });
+      await voidForm.getByLabel("Evaluation id").fill(evaluationId);
+      await voidForm.getByLabel(/Reason/).fill("e2e: a calibration stopped by the operators' test");
+      await voidForm.getByRole("button", { name: "Void and refund" }).click();
+      await page
+        .getByRole("dialog", { name: "Void this evaluation and refund its charge?" })
+        .getByRole("button", { name: "Yes, void it" })
+        .click();
+      await expect(page.getByText(`evaluation ${evaluationId} is void`)).toBeVisible();
+    }
+    await page.goto("/admin");
+    await expect(row).toContainText("reported");
+    await keepScreenshot(page, testInfo, "admin-calibration");
+    const download = row.getByRole("link", { name: /^JSON/ });
+    const response = await page.request.get((await download.getAttribute("href"))!);
+    expect(response.status()).toBe(200);
+    const report = await response.json();
+    expect(report).toMatchObject({ kind: "speculatorarena.calibration", task: "qwen3-8b", profile: "ci" });
+    expect(report.aa.requested).toBe(2);
+    expect([...report.aa.runs, ...report.references].map((r: { outcome: string }) => r.outcome)).toEqual(
+      Array(5).fill("void"),
+    );
+  });
 });

@@ -4,6 +4,7 @@ import { revalidatePath } from "next/cache";
 import { ZodError } from "zod";
 import { measureReferences } from "@/lib/admin/measure-references";
 import { runReference } from "@/lib/admin/run-reference";
+import { startCalibration } from "@/lib/admin/start-calibration";
 import { voidEvaluation } from "@/lib/admin/void-evaluation";
 import { requireAdmin } from "@/lib/auth/admin-session";
 import { isAppError } from "@/lib/http/app-error";
@@ -99,6 +100,32 @@ export async function voidEvaluationAction(_prev: ActionState, form: FormData): 
       ok: true,
       message: `evaluation ${outcome.evaluationId} is void${outcome.refunded ? " and its charge refunded" : " (it had no charge to refund)"}`,
       evaluationId: outcome.evaluationId,
+    };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+export async function startCalibrationAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  try {
+    const admin = await requireAdmin();
+    const started = await startCalibration(
+      {
+        taskId: text(form, "taskId"),
+        profile: text(form, "profile"),
+        aa: text(form, "aa"),
+        split: text(form, "split") as "test",
+      },
+      { startedById: admin.accountId ?? undefined },
+    );
+    revalidatePath("/admin");
+    const skipped =
+      started.skipped.length > 0
+        ? `; not on this runtime: ${started.skipped.map((r) => `${r.referenceKey} (${r.why})`).join(", ")}`
+        : "";
+    return {
+      ok: true,
+      message: `calibration ${started.calibrationId} started: ${started.queued} evaluations queued${skipped}`,
     };
   } catch (error) {
     return failure(error);

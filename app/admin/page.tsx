@@ -5,19 +5,22 @@ import { LiveQueue } from "@/components/admin/live-queue";
 import { MeasureReferencesForm } from "@/components/admin/measure-references-form";
 import { RunReferenceForm } from "@/components/admin/run-reference-form";
 import { SignOutButton } from "@/components/admin/sign-out-button";
+import { StartCalibrationForm } from "@/components/admin/start-calibration-form";
 import { VoidForm } from "@/components/admin/void-form";
 import { ConfirmSubmit } from "@/components/ui/confirm-submit";
 import { DataTable, type TableSpec } from "@/components/ui/data-table";
 import { Section } from "@/components/ui/section";
+import { type CalibrationListing, listCalibrations } from "@/lib/admin/list-calibrations";
 import { listQueue } from "@/lib/admin/list-queue";
 import { referencePlan } from "@/lib/admin/measure-references";
+import { calibrationPlan, MAX_AA_RUNS } from "@/lib/admin/start-calibration";
 import { currentAdmin } from "@/lib/auth/admin-session";
-import { formatShortTime } from "@/lib/board/format";
+import { formatScore, formatShare, formatShortTime } from "@/lib/board/format";
 import { profileTimings, timingWords } from "@/lib/board/profile-timing";
 import { env } from "@/lib/env";
 import { recentDurations } from "@/lib/evaluations/recent-durations";
 import { referenceEngine } from "@/lib/pods/reference-engines/reference-engines";
-import { currentProtocol } from "@/lib/protocol";
+import { currentProtocol, type TaskId } from "@/lib/protocol";
 import { isRegistrationOpen } from "@/lib/settings/registration";
 import { listTokens, type TokenListing } from "@/lib/tokens/list-tokens";
 import { revokeTokenAction, setRegistrationAction } from "./actions";
@@ -68,14 +71,71 @@ const TOKEN_TABLE: TableSpec<TokenListing> = {
   ],
 };
 
+const CALIBRATION_TABLE: TableSpec<CalibrationListing> = {
+  minWidth: "min-w-[48rem]",
+  rowKey: (c) => c.id,
+  rowAttributes: (c) => ({ "data-calibration": c.id }),
+  columns: [
+    { header: "Started", className: "tabular-nums", cell: (c) => formatShortTime(c.createdAt) },
+    { header: "Task", cell: (c) => c.taskId },
+    { header: "Profile", cell: (c) => `${c.profile} · ${c.split}` },
+    { header: "A/A runs", className: "tabular-nums", cell: (c) => c.aaRuns },
+    {
+      header: "Progress",
+      className: "tabular-nums",
+      cell: (c) => (c.reportedAt ? "reported" : `${c.finished} of ${c.total} final`),
+    },
+    {
+      header: "Evaluations",
+      cell: (c) => (
+        <ul className="flex flex-wrap gap-x-2">
+          {c.runs.map((r, i) => (
+            <li key={r.evaluationId}>
+              <a href={`/evaluations/${r.evaluationId}`} data-calibration-run={r.evaluationId}>
+                {r.group === "aa" ? `A/A ${i + 1}` : r.referenceKey}
+              </a>{" "}
+              <span className="text-xs text-slate-600">{r.status}</span>
+            </li>
+          ))}
+        </ul>
+      ),
+    },
+    {
+      header: "A/A SpecScore error",
+      className: "tabular-nums",
+      cell: (c) =>
+        c.headline
+          ? `mean ${formatShare(c.headline.aaErrorMean)}, max ${formatShare(c.headline.aaErrorMax)}`
+          : (c.failure ?? "–"),
+    },
+    {
+      header: "References",
+      cell: (c) =>
+        c.headline ? c.headline.references.map((r) => `${r.key} ${formatScore(r.specscore)}`).join(", ") : "–",
+    },
+    {
+      header: "Report",
+      cell: (c) =>
+        c.headline ? (
+          <a href={`/api/admin/calibrations/${c.id}/report`} download>
+            JSON{c.headline.gatesPassed ? "" : " (a gate failed)"}
+          </a>
+        ) : (
+          "–"
+        ),
+    },
+  ],
+};
+
 export default async function AdminPage() {
   const admin = await currentAdmin();
   if (!admin) redirect("/admin/sign-in?callbackUrl=%2Fadmin");
-  const [tokens, registrationOpen, queue, durations] = await Promise.all([
+  const [tokens, registrationOpen, queue, durations, calibrations] = await Promise.all([
     listTokens(),
     isRegistrationOpen(),
     listQueue(),
     recentDurations(),
+    listCalibrations(),
   ]);
   const protocol = currentProtocol();
   // Only the references an engine plays on this arena's runtime are offered; the rest say why not.
@@ -158,6 +218,36 @@ export default async function AdminPage() {
             </ul>
           </div>
         ) : null}
+      </Section>
+
+      <Section id="calibration" title="Calibration" className="space-y-2">
+        <p className="max-w-prose text-sm text-slate-700">
+          Protocol section 10: A/A evaluations (the stock engine against itself) and every reference of a task, under
+          one profile, judged as submissions are. Once the last one ends its report is built from their records: the A/A
+          SpecScore error, each gate&apos;s statistic against its limit, the stock engine&apos;s cache hit against the
+          data card and the sampling audit. A full-profile report is the evidence the protocol&apos;s calibrated values
+          are published with (<a href="/protocol">/protocol</a>).
+        </p>
+        <StartCalibrationForm
+          tasks={Object.values(protocol.tasks).map((t) => ({
+            id: t.id,
+            name: t.name,
+            references: calibrationPlan(t.id as TaskId, 0, runtime).runs.length,
+          }))}
+          profiles={timings}
+          defaultProfile={runtime === "sim" ? "smoke" : "full"}
+          maxAa={MAX_AA_RUNS}
+        />
+        {calibrations.length === 0 ? (
+          <p className="text-slate-600">No calibration has been started yet.</p>
+        ) : (
+          <DataTable
+            spec={CALIBRATION_TABLE}
+            rows={calibrations}
+            caption="Calibrations, newest first"
+            testId="calibrations-table"
+          />
+        )}
       </Section>
 
       <Section id="queue" title="Queue and running pods" className="space-y-2">

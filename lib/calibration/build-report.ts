@@ -1,4 +1,5 @@
 import type { RecordLimits } from "../gates";
+import { workloadCard } from "../judge/card/workload-card";
 import { FULL_PROFILE, getProfile, type Protocol, type TaskId } from "../protocol";
 import { type CalibrationReport, calibrationReportSchema } from "../protocol/calibration-schema";
 import { type CacheTargets, cacheStatistics } from "./cache-statistics";
@@ -20,6 +21,8 @@ export interface CalibrationInput {
   concurrency: number;
   createdAt: Date;
   wallSeconds: number;
+  /** The engines that played it (`sim` when absent: the calibration command's pods). */
+  runtime?: "sim" | "vllm";
 }
 
 /** What a report says it is: only the full profile's run is the evidence section 10 asks for. */
@@ -50,8 +53,9 @@ function notMeasured(input: CalibrationInput): string[] {
     `no search over m and c: the stock engine's cache hit is measured under the values in force (c = ${input.protocol.thinkTime.scale.value}, the cap ${input.protocol.thinkTime.capSeconds} s, each workload's m)`,
     "the returning-session cached share: the result record does not keep it",
     "the gates' power against the simulated attacks (the red-team matrix and lib/gates/bench/sampling-audit.ts measure it under shorter profiles)",
-    "the vLLM runtime: the references here are the simulated engines that play them",
   ];
+  if ((input.runtime ?? "sim") === "sim")
+    lines.push("the vLLM runtime: the references here are the simulated engines that play them");
   if (input.profile !== FULL_PROFILE) lines.unshift(`the full profile: this run is under ${input.profile}`);
   return lines;
 }
@@ -69,7 +73,7 @@ export function buildCalibrationReport(input: CalibrationInput): CalibrationRepo
     full_protocol: input.profile === FULL_PROFILE,
     label: reportLabel(input.profile, protocol.version),
     created_at: input.createdAt.toISOString(),
-    runtime: "sim",
+    runtime: input.runtime ?? "sim",
     sim_speed: input.simSpeed,
     concurrency: input.concurrency,
     device,
@@ -95,4 +99,44 @@ export function buildCalibrationReport(input: CalibrationInput): CalibrationRepo
     not_measured: notMeasured(input),
   };
   return calibrationReportSchema.parse(report);
+}
+
+export interface FinishedPod {
+  group: "aa" | "reference";
+  pod: CalibrationPod;
+}
+
+/** The report of pods that came back, in the order they were asked for, against the data card's cache targets. */
+export function calibrationReportFrom(input: {
+  protocol: Protocol;
+  task: TaskId;
+  profile: string;
+  requestedAa: number;
+  pods: readonly FinishedPod[];
+  simSpeed: number;
+  concurrency: number;
+  createdAt: Date;
+  wallSeconds: number;
+  runtime?: "sim" | "vllm";
+}): CalibrationReport {
+  const targets = workloadCard().targets;
+  return buildCalibrationReport({
+    protocol: input.protocol,
+    task: input.task,
+    profile: input.profile,
+    requestedAa: input.requestedAa,
+    aa: input.pods.filter((d) => d.group === "aa").map((d) => d.pod),
+    references: input.pods.filter((d) => d.group === "reference").map((d) => d.pod),
+    cacheTargets: {
+      tokenWeighted: targets.chatPrefixReuseTokenWeighted,
+      perRequest: targets.chatPrefixReusePerRequest,
+      source:
+        "the data card's prefix-reuse targets (lib/judge/card/workload-card.v1.json): Mooncake's chat traffic under an unbounded prefix cache",
+    },
+    simSpeed: input.simSpeed,
+    concurrency: input.concurrency,
+    createdAt: input.createdAt,
+    wallSeconds: input.wallSeconds,
+    runtime: input.runtime,
+  });
 }

@@ -3,10 +3,11 @@ import { z } from "zod";
 import { currentProtocol, isTaskId, type TaskId } from "../protocol";
 import type { CalibrationReport } from "../protocol/calibration-schema";
 import { redTeamEnv } from "../red-team/env";
+import { calibrationReportFrom } from "./build-report";
 import { formatCalibration } from "./format-report";
 import { appendPod, readPodsLog, startPodsLog } from "./pods-log";
 import { calibrationFile, formatReportFile } from "./report-file";
-import { calibrationReportFrom, runCalibration } from "./run-calibration";
+import { runCalibration } from "./run-calibration";
 
 const USAGE = [
   "usage: npm run calibrate -- --task qwen3-8b --profile <name> --aa N [--references] [--out FILE] [--pods FILE] [--concurrency 1] [--sim-speed 1]",

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { currentProtocol } from "../protocol";
+import { calibrationReportFrom } from "./build-report";
 import { figures, pod } from "./calibration-fixtures";
 import { appendPod, readPodsLog, startPodsLog } from "./pods-log";
-import { calibrationReportFrom } from "./run-calibration";
 
 const dir = await mkdtemp(join(tmpdir(), "pods-log-"));
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { resultRecordSchema } from "../gates/record/schema";
 import { calibrationRunSchema } from "../protocol/calibration-schema";
-import type { FinishedPod } from "./run-calibration";
+import type { FinishedPod } from "./build-report";
 
 const headerSchema = z.object({
   kind: z.literal("speculatorarena.calibration-pods"),

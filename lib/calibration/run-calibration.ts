@@ -1,13 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { workloadCard } from "../judge/card/workload-card";
 import { referenceEngine } from "../pods/reference-engines/reference-engines";
 import { getProfile, getProtocol, type Protocol, type TaskId } from "../protocol";
 import type { CalibrationReport } from "../protocol/calibration-schema";
 import type { RedTeamEnv } from "../red-team/env";
 import { runPodFor } from "../red-team/pod-run";
 import { defaultSeeds } from "../red-team/run-matrix";
-import { buildCalibrationReport } from "./build-report";
+import { calibrationReportFrom, type FinishedPod } from "./build-report";
 import type { CalibrationPod } from "./pod-outcome";
 
 export interface CalibrationOptions {
@@ -54,44 +53,6 @@ export function calibrationJobs(protocol: Protocol, task: TaskId, aa: number, re
     }
   }
   return jobs;
-}
-
-export interface FinishedPod {
-  group: "aa" | "reference";
-  pod: CalibrationPod;
-}
-
-/** The report of pods that came back, in the order they were asked for, against the data card's cache targets. */
-export function calibrationReportFrom(input: {
-  protocol: Protocol;
-  task: TaskId;
-  profile: string;
-  requestedAa: number;
-  pods: readonly FinishedPod[];
-  simSpeed: number;
-  concurrency: number;
-  createdAt: Date;
-  wallSeconds: number;
-}): CalibrationReport {
-  const targets = workloadCard().targets;
-  return buildCalibrationReport({
-    protocol: input.protocol,
-    task: input.task,
-    profile: input.profile,
-    requestedAa: input.requestedAa,
-    aa: input.pods.filter((d) => d.group === "aa").map((d) => d.pod),
-    references: input.pods.filter((d) => d.group === "reference").map((d) => d.pod),
-    cacheTargets: {
-      tokenWeighted: targets.chatPrefixReuseTokenWeighted,
-      perRequest: targets.chatPrefixReusePerRequest,
-      source:
-        "the data card's prefix-reuse targets (lib/judge/card/workload-card.v1.json): Mooncake's chat traffic under an unbounded prefix cache",
-    },
-    simSpeed: input.simSpeed,
-    concurrency: input.concurrency,
-    createdAt: input.createdAt,
-    wallSeconds: input.wallSeconds,
-  });
 }
 
 /**

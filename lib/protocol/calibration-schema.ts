@@ -128,7 +128,8 @@ export const calibrationReportSchema = z.object({
   full_protocol: z.boolean(),
   label: z.string(),
   created_at: z.string().datetime(),
-  runtime: z.literal("sim"),
+  /** The engines that played it: the simulated engine, or the pinned vLLM on a GPU. */
+  runtime: z.enum(["sim", "vllm"]),
   sim_speed: finite.positive(),
   /** Pods run at once: more than one shares the machine's cores, which perturbs the simulated engines' pace. */
   concurrency: z.number().int().positive(),
