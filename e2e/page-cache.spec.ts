@@ -80,4 +80,24 @@ test.describe("the rendered-page cache in front of the public pages", () => {
       await reader.dispose();
     }
   });
+  test("GET /api/protocol is the document rendered at build time, sent as it is, never compressed again per answer", async ({
+    arena,
+    playwright,
+  }) => {
+    const reader = await playwright.request.newContext({ baseURL: arena.url });
+    try {
+      const answer = await reader.get("/api/protocol", { headers: { "accept-encoding": "gzip, br" } });
+      expect(answer.status()).toBe(200);
+      expect(answer.headers()["x-nextjs-cache"]).toBe("HIT");
+      expect(answer.headers()["cache-control"]).toBe("public, max-age=60, no-transform");
+      expect(answer.headers()["content-encoding"]).toBeUndefined();
+      const body = await answer.json();
+      expect(body).toMatchObject({
+        version: "1",
+        calibration: { "qwen3-8b": { kind: "speculatorarena.calibration" } },
+      });
+    } finally {
+      await reader.dispose();
+    }
+  });
 });

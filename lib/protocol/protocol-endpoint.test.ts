@@ -4,7 +4,10 @@ import { GET as getCurrent } from "@/app/api/protocol/route";
 
 describe("GET /api/protocol", () => {
   it("serves the version in force as JSON with the seed's values", async () => {
-    const body = (await getCurrent().json()) as {
+    const answer = getCurrent();
+    // a reader keeps it a minute; nothing compresses it per answer (protocol-cache.ts)
+    expect(answer.headers.get("cache-control")).toBe("public, max-age=60, no-transform");
+    const body = (await answer.json()) as {
       version: string;
       tasks: Record<string, { maxModelLen: number; gates: { fidelityCeiling: { value: number } } }>;
       budgets: { participant: { dev: number } };
