@@ -118,20 +118,18 @@ async function main(): Promise<number> {
     const generated = await run("generate", "prisma generate", "bash", ["lib/ops/prisma.sh", "generate"]);
     await run("biome", "biome check", bin("biome"), ["check", "."]);
     if (generated) {
-      // Two lanes side by side, one core's worth of work each on the two-core CI machine (a third lane saturated
-      // both cores and slowed every test): tsc, the unit tests, then the red-team matrix's rows, five pods at a
-      // time; the build, the whole evaluations, whose files run a few at a time (a pod waits on its fixed-time
-      // passes and timeouts far more than it computes), then Playwright. Each lane's long tail is work the other
-      // lane's end leaves room for.
+      // Two lanes side by side, one core's worth of work each on the two-core CI machine: tsc then the unit tests;
+      // the build then the whole evaluations, whose files run a few at a time (a pod waits on its fixed-time passes
+      // and timeouts far more than it computes), the red-team matrix's rows last, five pods at a time. Playwright
+      // takes the first lane to end, once the build is there.
       const build = run("build", "next build", bin("next"), ["build"], "build");
       const checks = (async () => {
         await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"], "tsc");
         await run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit");
-        await run("vitest", "vitest run: red-team matrix", bin("vitest"), ["run", "--project", "red-team"], "red-team");
       })();
       const evaluations = (async () => {
         // the image tree's and the clients' tests use this build rather than making their own
-        const built = await build;
+        await build;
         await run(
           "vitest",
           "vitest run: whole evaluations",
@@ -139,9 +137,14 @@ async function main(): Promise<number> {
           ["run", "--project", "evaluations", `--maxWorkers=${EVALUATION_FILES_AT_ONCE}`],
           "evaluations",
         );
-        if (built) await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
+        await run("vitest", "vitest run: red-team matrix", bin("vitest"), ["run", "--project", "red-team"], "red-team");
       })();
-      await Promise.all([checks, evaluations]);
+      const browser = (async () => {
+        if (!(await build)) return;
+        await Promise.race([checks, evaluations]);
+        await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
+      })();
+      await Promise.all([checks, evaluations, browser]);
     }
   }
 
