@@ -1,8 +1,30 @@
 import type { APIResponse } from "@playwright/test";
+import { createPrismaClient } from "../lib/db/client";
+import { ACTIVE_STATUSES } from "../lib/evaluations/status-machine";
 import { expect, test } from "./support/arena";
+import { readArenaInfo } from "./support/arena-info";
 import { signInAsAdmin } from "./web-helpers";
 
 const CACHE = "x-arena-page-cache";
+/**
+ * Every evaluation the earlier tests queued has ended: the home page's version moves with any evaluation that moves
+ * (lib/page-cache/page-version.ts), so a kept page is a hit only while nothing runs. On a loaded machine the
+ * operators' references could still be finishing when this test began.
+ */
+async function untilNothingRuns(): Promise<void> {
+  const prisma = createPrismaClient(readArenaInfo().databaseUrl);
+  try {
+    await expect
+      .poll(() => prisma.evaluation.count({ where: { status: { in: [...ACTIVE_STATUSES] } } }), {
+        timeout: 180_000,
+        intervals: [500],
+      })
+      .toBe(0);
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
 const csp = (r: APIResponse) => r.headersArray().filter((h) => h.name.toLowerCase() === "content-security-policy");
 
 test.describe("the rendered-page cache in front of the public pages", () => {
@@ -11,6 +33,8 @@ test.describe("the rendered-page cache in front of the public pages", () => {
     arena,
     playwright,
   }) => {
+    test.setTimeout(240_000);
+    await untilNothingRuns();
     // a reader with no cookies at all
     const reader = await playwright.request.newContext({ baseURL: arena.url });
     try {
