@@ -17,13 +17,7 @@
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
 import { z } from "zod";
-import { GET as protocolRoute } from "@/app/api/protocol/route";
-import { activeEvaluations, profileDurations, recentEvaluations } from "@/lib/board/cached-reads";
-import { getEvaluationPage } from "@/lib/board/get-evaluation";
-import { listBoard } from "@/lib/board/list-board";
-import { db } from "@/lib/db/client";
 import { TASK_IDS } from "@/lib/protocol";
-import { isRegistrationOpen } from "@/lib/settings/registration";
 
 const args = z
   .object({
@@ -113,6 +107,7 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
 
 /** Evaluation ids to read pages of: scored ones mostly, some of every other state. */
 async function evaluationIds(): Promise<string[]> {
+  const { db } = await import("@/lib/db/client");
   const scored = await db().evaluation.findMany({ where: { status: "scored" }, select: { id: true }, take: 600 });
   const other = await db().evaluation.findMany({
     where: { status: { not: "scored" } },
@@ -136,17 +131,57 @@ async function httpGet(url: string): Promise<void> {
   if (res.statusCode !== 200) throw new Error(`${url}: HTTP ${res.statusCode}`);
 }
 
-const counts = await db().evaluation.groupBy({ by: ["status"], _count: true });
-const accounts = await db().account.count();
-const total = counts.reduce((a, c) => a + c._count, 0);
+// The arena's modules are loaded only for what is measured: `--url --only /api/protocol` needs no database (and
+// runs where only Node and undici are, such as a GPU host).
+const usesDatabase = !args.url || !args.only || "GET /evaluations/<id>".includes(args.only);
+if (usesDatabase) {
+  const { db } = await import("@/lib/db/client");
+  const counts = await db().evaluation.groupBy({ by: ["status"], _count: true });
+  const accounts = await db().account.count();
+  const total = counts.reduce((a, c) => a + c._count, 0);
+  console.log(
+    `board benchmark: ${total} evaluations (${counts.map((c) => `${c._count} ${c.status}`).join(", ")}), ${accounts} accounts`,
+  );
+}
 console.log(
-  `board benchmark: ${total} evaluations (${counts.map((c) => `${c._count} ${c.status}`).join(", ")}), ${accounts} accounts; ${args.readers} concurrent readers, ${args.requests} answers a target; ${args.url ? `HTTP against ${args.url} (whole answers, rendering included)` : "in-process: the pages' data reads and the route handler (server work, React rendering not included)"}`,
+  `${args.readers} concurrent readers, ${args.requests} answers a target; ${args.url ? `HTTP against ${args.url} (whole answers, rendering included)` : "in-process: the pages' data reads and the route handler (server work, React rendering not included)"}`,
 );
-const all = await evaluationIds();
+const all = usesDatabase ? await evaluationIds() : [];
 // timed reads and warm-up reads ask for disjoint evaluations: a warm-up never leaves a timed page cached
 const ids = all.filter((_, k) => k % 2 === 0);
 const warmIds = all.filter((_, k) => k % 2 === 1);
 const pick = (i: number) => (i < 0 ? warmIds[-i % warmIds.length]! : ids[i % ids.length]!);
+
+async function inProcessTargets(): Promise<Target[]> {
+  const { GET: protocolRoute } = await import("@/app/api/protocol/route");
+  const { activeEvaluations, profileDurations, recentEvaluations } = await import("@/lib/board/cached-reads");
+  const { getEvaluationPage } = await import("@/lib/board/get-evaluation");
+  const { listBoard } = await import("@/lib/board/list-board");
+  const { isRegistrationOpen } = await import("@/lib/settings/registration");
+  return [
+    {
+      name: "/ (its data)",
+      targetMs: 50,
+      read: () =>
+        Promise.all([
+          Promise.all(TASK_IDS.map((id) => listBoard(id))),
+          recentEvaluations({ limit: 8, profiles: "full" }),
+          recentEvaluations({ limit: 5, profiles: "test" }),
+          isRegistrationOpen(),
+          activeEvaluations(),
+          profileDurations(),
+        ]),
+    },
+    ...TASK_IDS.map((t) => ({
+      name: `/tasks/${t} (its data)`,
+      targetMs: 50,
+      read: () => Promise.all([listBoard(t), activeEvaluations()]),
+    })),
+    { name: "/evaluations/<id> (its data)", targetMs: 50, read: (i: number) => getEvaluationPage(pick(i)) },
+    { name: "GET /api/protocol (route handler)", targetMs: 5, read: () => protocolRoute().text() },
+  ];
+}
+
 const targets: Target[] = args.url
   ? [
       { name: "GET /", targetMs: 50, read: () => httpGet(`${args.url}/`) },
@@ -162,28 +197,7 @@ const targets: Target[] = args.url
       },
       { name: "GET /api/protocol", targetMs: 5, read: () => httpGet(`${args.url}/api/protocol`) },
     ]
-  : [
-      {
-        name: "/ (its data)",
-        targetMs: 50,
-        read: () =>
-          Promise.all([
-            Promise.all(TASK_IDS.map((id) => listBoard(id))),
-            recentEvaluations({ limit: 8, profiles: "full" }),
-            recentEvaluations({ limit: 5, profiles: "test" }),
-            isRegistrationOpen(),
-            activeEvaluations(),
-            profileDurations(),
-          ]),
-      },
-      ...TASK_IDS.map((t) => ({
-        name: `/tasks/${t} (its data)`,
-        targetMs: 50,
-        read: () => Promise.all([listBoard(t), activeEvaluations()]),
-      })),
-      { name: "/evaluations/<id> (its data)", targetMs: 50, read: (i: number) => getEvaluationPage(pick(i)) },
-      { name: "GET /api/protocol (route handler)", targetMs: 5, read: () => protocolRoute().text() },
-    ];
+  : await inProcessTargets();
 console.log(`${args.readers} readers, each pausing ${args["think-ms"]} ms on average between answers:`);
 const chosen = targets.filter((t) => !args.only || t.name.includes(args.only));
 if (chosen.length === 0) throw new Error(`--only ${args.only}: no target is named so`);
@@ -192,5 +206,5 @@ if (!args["skip-saturation"]) {
   console.log(`${args.readers} readers asking again at once (saturation):`);
   for (const t of chosen) await measure(t, 0);
 }
-await db().$disconnect();
+if (usesDatabase) await (await import("@/lib/db/client")).db().$disconnect();
 await agent.close();
