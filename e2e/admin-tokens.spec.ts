@@ -1,5 +1,5 @@
 import { expect, test } from "./support/arena";
-import { issueTokenInBrowser, keepScreenshot, signInAsAdmin, unique } from "./web-helpers";
+import { issueTokenInBrowser, keepScreenshot, signInAsAdmin, unique, voidOnAdminPage } from "./web-helpers";
 
 test.describe("operators and tokens", () => {
   test("an admin issues a token shown once, the token works on the API, and once revoked it gets 401", async ({
@@ -131,16 +131,7 @@ test.describe("operators and tokens", () => {
     await expect(page.getByText("profile: ci").first()).toBeVisible();
 
     await page.goto("/admin");
-    const voidForm = page.locator("form", { has: page.getByRole("button", { name: "Void and refund" }) });
-    await voidForm.getByLabel("Evaluation id").fill(evaluationId);
-    await voidForm.getByLabel(/Reason/).fill("e2e: voided by the operators' test");
-    await voidForm.getByRole("button", { name: "Void and refund" }).click();
-    await page
-      .getByRole("dialog", { name: "Void this evaluation and refund its charge?" })
-      .getByRole("button", {
-        name: "Yes, void it",
-      })
-      .click();
+    await voidOnAdminPage(page, evaluationId, "e2e: voided by the operators' test");
     await expect(page.getByText(`evaluation ${evaluationId} is void and its charge refunded`)).toBeVisible();
     await keepScreenshot(page, testInfo, "admin-voided");
 
@@ -184,15 +175,7 @@ test.describe("operators and tokens", () => {
 
     // the e2e arena's GPU slots are for the other tests: the operator voids each run, and the last void completes it
     for (const evaluationId of runs) {
-      const voidForm = page.locator("form", { has: page.getByRole("button", { name: "Void and refund" }) });
-      await voidForm.getByLabel("Evaluation id").fill(evaluationId);
-      await voidForm.getByLabel(/Reason/).fill("e2e: a calibration stopped by the operators' test");
-      await voidForm.getByRole("button", { name: "Void and refund" }).click();
-      await page
-        .getByRole("dialog", { name: "Void this evaluation and refund its charge?" })
-        .getByRole("button", { name: "Yes, void it" })
-        .click();
-      await expect(page.getByText(`evaluation ${evaluationId} is void`)).toBeVisible();
+      await voidOnAdminPage(page, evaluationId, "e2e: a calibration stopped by the operators' test");
     }
     await page.goto("/admin");
     await expect(row).toContainText("reported");

@@ -34,6 +34,19 @@ export async function signInAsAdmin(page: Page, arena: ArenaInfo): Promise<void>
   await expect(page.getByRole("heading", { level: 1, name: "Operators" })).toBeVisible();
 }
 
+/** Voids an evaluation through the operators' form on /admin (the page must be open), confirming in its dialog. */
+export async function voidOnAdminPage(page: Page, evaluationId: string, reason: string): Promise<void> {
+  const voidForm = page.locator("form", { has: page.getByRole("button", { name: "Void and refund" }) });
+  await voidForm.getByLabel("Evaluation id").fill(evaluationId);
+  await voidForm.getByLabel(/Reason/).fill(reason);
+  await voidForm.getByRole("button", { name: "Void and refund" }).click();
+  await page
+    .getByRole("dialog", { name: "Void this evaluation and refund its charge?" })
+    .getByRole("button", { name: "Yes, void it" })
+    .click();
+  await expect(page.getByText(`evaluation ${evaluationId} is void`)).toBeVisible();
+}
+
 /** Issues a token on /admin and returns its plaintext, read from the one place it is shown. */
 export async function issueTokenInBrowser(page: Page, accountName: string): Promise<string> {
   await page.goto("/admin");

@@ -1,4 +1,3 @@
-import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getReport } from "@/app/api/admin/calibrations/[id]/report/route";
 import { figures } from "@/lib/calibration/calibration-fixtures";
@@ -8,14 +7,12 @@ import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
 import { buildRecord } from "@/lib/gates";
 import type { PodBackend } from "@/lib/pods/types";
 import { calibrationReportSchema } from "@/lib/protocol/calibration-schema";
-import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
+import type { ArenaTestContext } from "@/lib/testing/arena-test-context";
+import { setupOperatorContext } from "@/lib/testing/operator-session";
 import { maintenanceProcessor } from "@/workers/maintenance-processor";
 import { listCalibrations } from "./list-calibrations";
 import { reportCalibration } from "./report-calibration";
 import { startCalibration } from "./start-calibration";
-
-const SECRET = "the-operators-session-secret";
-const EMAIL = "operator@arena.test";
 
 let ctx: ArenaTestContext;
 let session: string;
@@ -27,16 +24,7 @@ const enqueue = async (id: string) => {
 };
 
 beforeAll(async () => {
-  ctx = await setupArenaTestContext({
-    NEXTAUTH_SECRET: SECRET,
-    ADMIN_EMAIL: EMAIL,
-    ADMIN_PASSWORD: "operator-password",
-    ARENA_PUBLIC_URL: "http://arena.test",
-  });
-  session = await encode({
-    token: { email: EMAIL, name: "Arena operator", sub: EMAIL, role: "admin" },
-    secret: SECRET,
-  });
+  ({ ctx, session } = await setupOperatorContext());
 });
 afterAll(async () => {
   await ctx?.teardown();

@@ -4,26 +4,17 @@ import { GET as getRegistration, PUT as putRegistration } from "@/app/api/admin/
 import { POST as issue } from "@/app/api/admin/tokens/route";
 import { db } from "../db/client";
 import { isRegistrationOpen } from "../settings/registration";
-import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
+import type { ArenaTestContext } from "../testing/arena-test-context";
+import { OPERATOR, setupOperatorContext } from "../testing/operator-session";
 
-const SECRET = "the-operators-session-secret";
-const EMAIL = "operator@arena.test";
+const SECRET = OPERATOR.secret;
+const EMAIL = OPERATOR.email;
 
 let ctx: ArenaTestContext;
 let session: string;
 
 beforeAll(async () => {
-  ctx = await setupArenaTestContext({
-    NEXTAUTH_SECRET: SECRET,
-    ADMIN_EMAIL: EMAIL,
-    ADMIN_PASSWORD: "operator-password",
-    ARENA_PUBLIC_URL: "http://arena.test",
-  });
-  // the session cookie next-auth sets once the operator signs in (its JWT callback adds the role)
-  session = await encode({
-    token: { email: EMAIL, name: "Arena operator", sub: EMAIL, role: "admin" },
-    secret: SECRET,
-  });
+  ({ ctx, session } = await setupOperatorContext());
 });
 afterAll(async () => {
   await ctx.teardown();
