@@ -16,6 +16,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
+          // each file in a worker thread of one process rather than a process of its own: 9% less CPU and time for
+          // the whole project here (303 s of CPU against 332, 344 s against 378 alone), every file passing alike
+          pool: "threads",
           include: ["**/*.test.ts", "**/*.test.tsx"],
           exclude: [...ignored, "**/*.e2e.test.ts"],
         },
