@@ -1,5 +1,6 @@
 import type { Job } from "bullmq";
 import { DelayedError } from "bullmq";
+import { reportCalibrationOf } from "../lib/admin/report-calibration";
 import { type RunDeps, runEvaluation } from "../lib/evaluations/run-evaluation";
 import { type EvaluationJob, evaluationJobSchema } from "../lib/queue/evaluation-job";
 
@@ -14,5 +15,7 @@ export function evaluationsProcessor(deps: RunDeps) {
       await job.moveToDelayed(Date.now() + outcome.afterMs, token);
       throw new DelayedError();
     }
+    // the calibration that queued it, if one did, may be complete now (the maintenance sweep catches the rest)
+    await reportCalibrationOf(evaluationId);
   };
 }

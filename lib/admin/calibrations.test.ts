@@ -13,6 +13,7 @@ import { maintenanceProcessor } from "@/workers/maintenance-processor";
 import { listCalibrations } from "./list-calibrations";
 import { reportCalibration } from "./report-calibration";
 import { startCalibration } from "./start-calibration";
+import { voidEvaluation } from "./void-evaluation";
 
 let ctx: ArenaTestContext;
 let session: string;
@@ -113,8 +114,10 @@ describe("an operator's calibration", () => {
     expect(midway).toMatchObject({ finished: 5, total: 6, headline: null, reportedAt: null });
     expect((await reportRoute(started.calibrationId)).status).toBe(409);
 
-    // the last one's terminal move builds the report
-    await finish(runs[5]!.evaluationId, "void");
+    // a terminal move alone builds nothing: its worker's job or the operator's void asks once it is done
+    expect((await db().calibration.findUniqueOrThrow({ where: { id: started.calibrationId } })).status).toBe("running");
+    // the last one, voided by the operators, builds the report
+    await voidEvaluation({ evaluationId: runs[5]!.evaluationId, reason: "the arena's fault" });
     const row = await db().calibration.findUniqueOrThrow({ where: { id: started.calibrationId } });
     expect(row.status).toBe("reported");
     expect(row.failure).toBeNull();

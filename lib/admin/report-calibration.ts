@@ -98,8 +98,9 @@ export async function reportCalibration(calibrationId: string): Promise<Calibrat
 }
 
 /**
- * After an evaluation ends: the calibration that queued it (if one did) may now be complete. Never throws: the
- * evaluation's own move is done, and the maintenance sweep (reportDueCalibrations) catches what this misses.
+ * After an evaluation ends (its worker's job, an operator's void): the calibration that queued it, if one did, may
+ * now be complete. Never throws: the evaluation's own move is done, and the maintenance sweep (reportDueCalibrations)
+ * catches what this misses.
  */
 export async function reportCalibrationOf(evaluationId: string): Promise<void> {
   try {

@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
 import { refundEvaluation } from "@/lib/evaluations/refund-evaluation";
 import { AppError } from "@/lib/http/app-error";
+import { reportCalibrationOf } from "./report-calibration";
 
 export const voidInput = z.object({
   evaluationId: z.string().trim().min(1, "evaluation: is required"),
@@ -38,5 +39,6 @@ export async function voidEvaluation(input: z.input<typeof voidInput>): Promise<
   }
   await refundEvaluation(evaluationId);
   const refunded = await db().budgetLedger.count({ where: { evaluationId, kind: "refund" } });
+  await reportCalibrationOf(evaluationId);
   return { evaluationId, status: "void", refunded: refunded > 0 };
 }

@@ -1,4 +1,3 @@
-import { reportCalibrationOf } from "../admin/report-calibration";
 import { db } from "../db/client";
 import type { Prisma } from "../db/generated/client";
 import type { EvaluationStatus } from "../db/generated/enums";
@@ -55,7 +54,6 @@ export async function moveEvaluation(
     phase: options.phase ?? null,
     reason: reason ?? null,
   });
-  if (isTerminal(to)) await reportCalibrationOf(evaluationId);
   return true;
 }
 
