@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { ChatTemplate } from "@/lib/tokenizer/chat-template";
 import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { type TemplateMarks, templateMarks } from "@/lib/tokenizer/template-marks";
+import { encodedCorpus } from "./corpus";
 import { Floor } from "./floor";
 import { LanguageModel, type ModelParams } from "./language-model";
 import { buildTables, type NgramTables } from "./ngram-tables";
@@ -42,14 +42,6 @@ export interface ToyModel {
   make(params: ModelParams): LanguageModel;
 }
 
-export function corpusReplies(): string[] {
-  const text = readFileSync(new URL("./corpus.jsonl", import.meta.url), "utf8");
-  return text
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as string);
-}
-
 /**
  * Trains the toy target on the corpus' replies, each after the end of a user message and the generation prompt as
  * the target's own template writes them, and ended by the tokenizer's eos: the model learns to answer, and to stop,
@@ -59,7 +51,7 @@ export function buildToyModel(tokenizer: TargetTokenizer, params: ModelParams = 
   const template = new ChatTemplate(tokenizer);
   const marks = templateMarks(template, tokenizer);
   const prefix = tokenizer.encode(marks.replyPrefix);
-  const sequences = corpusReplies().map((r) => [...prefix, ...tokenizer.encode(r), tokenizer.eosId]);
+  const sequences = encodedCorpus(tokenizer).map((ids) => [...prefix, ...ids, tokenizer.eosId]);
   const tables = buildTables(sequences, tokenizer.vocabSize, TARGET_PARAMS.maxOrder);
   const floor = new Floor(tables.tokenCounts, tokenizer.specialIds, tokenizer.eosId);
   const make = (p: ModelParams) => new LanguageModel(tables, floor, p);

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
 import { BUNDLED_TOKEN_WORKER } from "@/lib/judge/tokens/token-counter";
+import { CORPUS_FILE, CORPUS_IDS_FILE } from "@/lib/sim-engine/model/corpus";
 import { BUNDLED_TOKENIZER_DIR, copyQwen3TokenizerFiles } from "@/lib/tokenizer/packaged-qwen3";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -58,8 +59,10 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
   if (options.simEngine) {
     const dir = join(outDir, "sim-engine");
     await build({ ...common, entryPoints: ["lib/sim-engine/cli.ts"], outfile: join(dir, "sim-engine.mjs") });
-    // the toy model reads its corpus beside the module that names it, which bundled is sim-engine.mjs
-    await copyFile(join(REPO_ROOT, "lib/sim-engine/model/corpus.jsonl"), join(dir, "corpus.jsonl"));
+    // the toy model reads its corpus and its encoded ids beside the module that names them: bundled, sim-engine.mjs
+    for (const file of [CORPUS_FILE, CORPUS_IDS_FILE]) {
+      await copyFile(join(REPO_ROOT, "lib/sim-engine/model", file), join(dir, file));
+    }
     await cp(join(REPO_ROOT, "lib/sim-engine/engines"), join(dir, "engines"), { recursive: true });
     await writeFile(
       join(outDir, BUNDLED_SIM_ENGINE),
