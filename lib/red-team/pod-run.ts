@@ -31,6 +31,8 @@ export interface PodRunOptions {
   env: RedTeamEnv;
   /** Stops the run (SIGTERM to the agent). */
   signal?: AbortSignal;
+  /** The stock engine's directory (by default the simulated engine's `stock`): a broken one tests the arena's faults. */
+  stockEngineDir?: string;
   /** How the agent is started: by default its source through tsx, from the repository. */
   agent?: { command: string; args: string[]; cwd: string };
 }
@@ -71,7 +73,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
       ARENA_ENGINE_DIR: join(SIM_ENGINE_DIRS, options.mode),
       ARENA_SPECULATOR_DIR: speculator,
       ARENA_TARGET_DIR: target,
-      ARENA_STOCK_ENGINE_DIR: join(SIM_ENGINE_DIRS, "stock"),
+      ARENA_STOCK_ENGINE_DIR: options.stockEngineDir ?? join(SIM_ENGINE_DIRS, "stock"),
       ARENA_SCRATCH_DIR: join(base, "scratch"),
       ARENA_ENGINE_RUNTIME: "sim",
       ARENA_SIM_ENGINE: SIM_ENGINE_BIN,

@@ -77,3 +77,26 @@ export function repliesByWorkload(results: TimedResults): Record<string, Convers
   }
   return out;
 }
+
+/**
+ * Why the stock engine's timed passes cannot be divided by, or null when every pass has a speed: a pass with no
+ * speed (nothing counted, or no moment with every lane busy) leaves no ratio. The stock engine is the arena's, so
+ * this voids the evaluation (refunded) rather than scoring or charging the candidate.
+ */
+export function stockPassWithoutSpeed(stock: TimedResults): string | null {
+  for (const w of WORKLOAD_IDS) {
+    for (const pass of stock[w].passes) {
+      const s = pass.summary;
+      if (s.speed !== null && s.speed > 0) continue;
+      const why =
+        s.counted === 0
+          ? `none of its ${s.requests} requests counted${s.failed > 0 ? ` (${s.failed} failed)` : ""}`
+          : s.speedKind === "all-lanes-busy" && !s.allBusySeconds
+            ? `its ${s.lanes} lanes were never busy at once`
+            : `${s.outputTokens} output tokens counted`;
+      const n = typeof pass.pass === "number" ? pass.pass + 1 : pass.pass;
+      return `the stock engine measured no speed in ${w} pass ${n}: ${why}`;
+    }
+  }
+  return null;
+}

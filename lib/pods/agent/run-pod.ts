@@ -29,7 +29,15 @@ import { type EngineIdentity, engineIdentity, withPodSandbox } from "./engine-us
 import type { AgentEnv } from "./env";
 import type { AgentEvent } from "./events";
 import { freePort } from "./free-port";
-import { acceptanceOf, cacheHitOf, latencyOf, lengthsOf, repliesByWorkload, type TimedResults } from "./measure";
+import {
+  acceptanceOf,
+  cacheHitOf,
+  latencyOf,
+  lengthsOf,
+  repliesByWorkload,
+  stockPassWithoutSpeed,
+  type TimedResults,
+} from "./measure";
 import { startWindowedSampler, type WindowedSampler } from "./memory-sampler";
 import { installPlugin } from "./plugin-install";
 import { engineStartSpec } from "./start-spec";
@@ -334,6 +342,8 @@ async function runPodWith(
     } finally {
       await finishSampling("stock", stockSampler);
     }
+    const noSpeed = stockPassWithoutSpeed(stock);
+    if (noSpeed) throw new PodOutcome("void", noSpeed);
 
     // 4. The checks, each engine restarted with room for prompt logprobs.
     const probes = greedyProbes(pool, { seed, count: profile.greedyProbes, maxTokens: profile.greedyMaxTokens, model });
