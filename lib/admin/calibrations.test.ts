@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getReport } from "@/app/api/admin/calibrations/[id]/report/route";
 import { figures } from "@/lib/calibration/calibration-fixtures";
@@ -5,6 +8,7 @@ import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
 import { buildRecord } from "@/lib/gates";
+import { VLLM_REFERENCE_ENGINES } from "@/lib/pods/reference-engines/reference-engines";
 import type { PodBackend } from "@/lib/pods/types";
 import { calibrationReportSchema } from "@/lib/protocol/calibration-schema";
 import type { ArenaTestContext } from "@/lib/testing/arena-test-context";
@@ -46,6 +50,13 @@ async function finish(evaluationId: string, to: "scored" | "failed" | "void", re
   expect(await moveEvaluation(evaluationId, to, { reason: to === "scored" ? null : "the engine did not start" })).toBe(
     true,
   );
+}
+
+/** One file of a stored inline engine archive, as tar reads it. */
+async function archivedFile(archive: Uint8Array, name: string): Promise<string> {
+  const child = promisify(execFile)("tar", ["-xzO", `./${name}`], { encoding: "utf8" });
+  child.child.stdin?.end(Buffer.from(archive));
+  return (await child).stdout;
 }
 
 async function reportRoute(id: string) {
@@ -180,5 +191,45 @@ describe("an operator's calibration", () => {
       ["void", null],
     ]);
     expect(report.references.every((r) => r.outcome === "void" && r.specscore === null)).toBe(true);
+  });
+
+  it("on the vLLM runtime queues each reference's vLLM engine, lists the unpinned ones as skipped, says its runtime", async () => {
+    const started = await startCalibration(
+      { taskId: "qwen3-8b", profile: "ci", aa: 2, split: "dev" },
+      { enqueue, runtime: "vllm" },
+    );
+    // the draft and EAGLE-3 references name checkpoints with no pinned commit (lib/protocol/v1.ts): not played
+    expect(started.queued).toBe(3);
+    expect(started.skipped.map((s) => s.referenceKey)).toEqual(["draft-qwen3-0.6b-4", "eagle3-redhatai-3"]);
+    for (const s of started.skipped) expect(s.why).toMatch(/has no pinned commit/);
+    const row = await db().calibration.findUniqueOrThrow({ where: { id: started.calibrationId } });
+    expect(row.runtime).toBe("vllm");
+    const runs = await db().calibrationRun.findMany({
+      where: { calibrationId: started.calibrationId },
+      orderBy: { position: "asc" },
+      include: { evaluation: { include: { submission: true } } },
+    });
+    expect(runs.map((r) => [r.group, r.referenceKey])).toEqual([
+      ["aa", "stock"],
+      ["aa", "stock"],
+      ["reference", "ngram-4"],
+    ]);
+    // each queued submission carries the vLLM engine directory that plays it, not the simulated engine's
+    for (const r of runs) {
+      const archive = r.evaluation.submission.engineArchive;
+      expect(archive).not.toBeNull();
+      const dir = VLLM_REFERENCE_ENGINES[r.referenceKey]!;
+      expect(await archivedFile(archive!, "launch.sh")).toBe(await readFile(`${dir}/launch.sh`, "utf8"));
+      expect(await archivedFile(archive!, "launch.sh")).not.toContain("ARENA_SIM_ENGINE");
+    }
+
+    for (const r of runs) await finish(r.evaluationId, "void");
+    await maintenanceProcessor({ backend: noPods })();
+    const reported = await db().calibration.findUniqueOrThrow({ where: { id: started.calibrationId } });
+    expect(reported.status).toBe("reported");
+    const report = calibrationReportSchema.parse(reported.report);
+    expect(report).toMatchObject({ task: "qwen3-8b", profile: "ci", runtime: "vllm" });
+    expect(report.aa.requested).toBe(2);
+    expect(report.references.map((r) => r.key)).toEqual(["ngram-4"]);
   });
 });

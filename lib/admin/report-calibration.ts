@@ -1,5 +1,5 @@
 import { calibrationReportFrom, type FinishedPod } from "@/lib/calibration/build-report";
-import type { CalibrationPod } from "@/lib/calibration/pod-outcome";
+import { AA_LABEL, type CalibrationPod } from "@/lib/calibration/pod-outcome";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 import type { EvaluationStatus } from "@/lib/db/generated/enums";
@@ -21,8 +21,6 @@ const OUTCOME: Record<EvaluationStatus, CalibrationPod["outcome"]> = {
   running: "error",
   checking: "error",
 };
-
-export const AA_LABEL = "stock engine (A/A)";
 
 /**
  * Builds a calibration's report once every evaluation it queued is final, and keeps it: written once (the row moves

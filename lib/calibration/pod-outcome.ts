@@ -1,6 +1,9 @@
 import type { ResultRecord } from "../gates";
 import type { CalibrationRun } from "../protocol/calibration-schema";
 
+/** How a calibration names its A/A runs, wherever it runs them (the CLI's pods, the admin page's evaluations). */
+export const AA_LABEL = "stock engine (A/A)";
+
 /** One evaluation pod the calibration ran, as it came back: its record, null when it ended without one. */
 export interface CalibrationPod {
   key: string;

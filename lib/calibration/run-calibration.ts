@@ -6,8 +6,8 @@ import type { CalibrationReport } from "../protocol/calibration-schema";
 import type { RedTeamEnv } from "../red-team/env";
 import { runPodFor } from "../red-team/pod-run";
 import { defaultSeeds } from "../red-team/run-matrix";
-import { calibrationReportFrom, type FinishedPod } from "./build-report";
-import type { CalibrationPod } from "./pod-outcome";
+import { calibrationReportFrom } from "./build-report";
+import { AA_LABEL, type CalibrationPod } from "./pod-outcome";
 
 export interface CalibrationOptions {
   task: TaskId;
@@ -41,7 +41,7 @@ export function calibrationJobs(protocol: Protocol, task: TaskId, aa: number, re
   const jobs: Job[] = Array.from({ length: aa }, () => ({
     group: "aa",
     key: "stock",
-    label: "stock engine (A/A)",
+    label: AA_LABEL,
     mode: "stock",
   }));
   if (references) {
