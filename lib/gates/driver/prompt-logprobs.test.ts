@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { promptLogprobsResponseSchema, promptTokenScores } from "./prompt-logprobs";
+import { parsePromptLogprobsResponse, promptTokenScores } from "./prompt-logprobs";
 import { summarize } from "./score-texts";
 
 // vLLM's shape: null first, then per position the prompt token (and the top choices asked for) by id.
-const response = promptLogprobsResponseSchema.parse({
+const response = parsePromptLogprobsResponse({
   id: "chatcmpl-1",
   choices: [{ index: 0, message: { role: "assistant", content: "x" } }],
   prompt_logprobs: [
@@ -36,11 +36,43 @@ describe("promptTokenScores", () => {
   });
 
   it("refuses a missing rank when first choices are counted", () => {
-    const noRank = promptLogprobsResponseSchema.parse({ prompt_logprobs: [null, { "5": { logprob: -1 } }] });
+    const noRank = parsePromptLogprobsResponse({ prompt_logprobs: [null, { "5": { logprob: -1 } }] });
     expect(() => summarize(promptTokenScores(noRank, [4, 5], 1))).toThrow(/no rank/);
   });
 
-  it("rejects a body without prompt_logprobs", () => {
-    expect(promptLogprobsResponseSchema.safeParse({ choices: [] }).success).toBe(false);
+  it("rejects a body without prompt_logprobs, or with an entry of another shape, naming where", () => {
+    expect(() => parsePromptLogprobsResponse({ choices: [] })).toThrow(/^the engine's answer: prompt_logprobs: /);
+    expect(() => parsePromptLogprobsResponse("nope")).toThrow(/^the engine's answer: body: /);
+    expect(() => parsePromptLogprobsResponse({ prompt_logprobs: [null, [1, 2]] })).toThrow(
+      "prompt_logprobs[1]: expected an object of token ids, or null",
+    );
+    expect(() => parsePromptLogprobsResponse({ prompt_logprobs: [null, { "5": -1 }] })).toThrow(
+      'prompt_logprobs[1]["5"]: expected an object with a logprob',
+    );
+    expect(() => parsePromptLogprobsResponse({ prompt_logprobs: [null, { "5": { logprob: "-1" } }] })).toThrow(
+      'prompt_logprobs[1]["5"].logprob: expected a number',
+    );
+    expect(() => parsePromptLogprobsResponse({ prompt_logprobs: [null, { "5": { logprob: -1, rank: 1.5 } }] })).toThrow(
+      'prompt_logprobs[1]["5"].rank: expected an integer or null',
+    );
+    expect(() =>
+      parsePromptLogprobsResponse({ prompt_logprobs: [null, { "5": { logprob: -1, decoded_token: 7 } }] }),
+    ).toThrow('prompt_logprobs[1]["5"].decoded_token: expected a string or null');
+    expect(() => parsePromptLogprobsResponse({ prompt_logprobs: [null], prompt_token_ids: [1.5] })).toThrow(
+      /^the engine's answer: prompt_token_ids\.0: /,
+    );
+  });
+
+  it("accepts vLLM's entries as they come: ranks and decoded tokens null or absent, other fields kept", () => {
+    const body = {
+      id: "chatcmpl-2",
+      prompt_logprobs: [
+        null,
+        { "5": { logprob: -1, rank: null, decoded_token: null, extra: 1 } },
+        { "6": { logprob: 0 } },
+      ],
+      prompt_token_ids: null,
+    };
+    expect(parsePromptLogprobsResponse(body).prompt_logprobs).toEqual(body.prompt_logprobs);
   });
 });

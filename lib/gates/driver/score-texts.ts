@@ -14,7 +14,7 @@ import { type CheckRun, runCheck } from "./check-run";
 import { type EngineEndpoint, postChat, type RequestOptions } from "./openai-client";
 import {
   type PromptLogprobsResponse,
-  promptLogprobsResponseSchema,
+  parsePromptLogprobsResponse,
   promptTokenScores,
   promptTopCandidates,
   type TokenScore,
@@ -93,7 +93,7 @@ async function score(
   options: ScoringOptions,
 ) {
   const prompt = prepared.prompt!;
-  const response = promptLogprobsResponseSchema.parse(await postChat(endpoint, prepared.body, options));
+  const response = parsePromptLogprobsResponse(await postChat(endpoint, prepared.body, options));
   return promptTokenScores(response, prompt.ids, from(prompt));
 }
 
@@ -117,7 +117,7 @@ export async function scoreSampledReplies(
       if (!sampling || !p.auditable) return summarize(await score(endpoint, p, () => prompt.replyStart, options));
       // the same request, asking for the whole support the timed request sampled from at each token
       const body = { ...p.body, prompt_logprobs: sampling.topK };
-      const response = promptLogprobsResponseSchema.parse(await postChat(endpoint, body, options));
+      const response = parsePromptLogprobsResponse(await postChat(endpoint, body, options));
       const summary = summarize(promptTokenScores(response, prompt.ids, prompt.replyStart));
       // the audit is shown, never gated: a response it cannot read leaves the reply scored and unaudited
       const pit = pitIntervals(response, prompt, sampling);
