@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { buildRepoSimEngineBundle } from "../pods/agent/bundle/build-agent-bundle";
 import { LocalPodBackend } from "../pods/local/local-pod-backend";
 import {
   appEnv,
@@ -112,6 +113,8 @@ async function main(): Promise<void> {
   const children = childEnv(vars);
 
   await step("prisma generate", () => generateClient(children));
+  // after generate, which writes under lib/: the simulated engines of local pods start from it (0.8 s of CPU less each)
+  await step("the simulated engine's bundle", () => buildRepoSimEngineBundle());
   await step("migrate and seed", () => migrateAndSeed(children, postgres.url, (line) => console.log(line)));
   if (!args["no-build"]) await step("next build", () => buildWeb(children));
   else if (hasWebBuild()) console.log("\nreusing the existing .next build (--no-build)");

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { buildRepoSimEngineBundle } from "../pods/agent/bundle/build-agent-bundle";
 import { repoRoot } from "./arena-stack";
 import { opsEnv } from "./env";
 import { formatSeconds, runPrefixedStep, runStep } from "./processes";
@@ -116,6 +117,11 @@ async function main(): Promise<number> {
       : Promise.resolve(true);
   if (servicesUp) {
     const generated = await run("generate", "prisma generate", "bash", ["lib/ops/prisma.sh", "generate"]);
+    // after generate, which writes under lib/: every simulated engine the tests start runs this bundle while it is
+    // newer than everything under lib/ (lib/sim-engine/bin/sim-engine), the sources through tsx otherwise
+    await section("the simulated engine's bundle", async () => {
+      console.log(await buildRepoSimEngineBundle());
+    });
     await run("biome", "biome check", bin("biome"), ["check", "."]);
     if (generated) {
       // Two lanes side by side, one core's worth of work each on the two-core CI machine: tsc then the unit tests;

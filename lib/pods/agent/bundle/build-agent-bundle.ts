@@ -1,4 +1,4 @@
-import { chmod, copyFile, cp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, cp, mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -9,9 +9,25 @@ import { BUNDLED_TOKENIZER_DIR, copyQwen3TokenizerFiles } from "@/lib/tokenizer/
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
-import { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE } from "./bundle-layout";
+import { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE, REPO_SIM_ENGINE_BUNDLE, SIM_ENGINE_MODULE } from "./bundle-layout";
 
 export { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE };
+
+/** esbuild's options for one ES module that runs on Node 20 with no node_modules beside it. */
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  absWorkingDir: REPO_ROOT,
+  tsconfig: join(REPO_ROOT, "tsconfig.json"),
+  logLevel: "warning",
+  legalComments: "linked",
+  // bundled CommonJS modules (undici's, the tokenizers') call require for Node's own modules
+  banner: {
+    js: 'import { createRequire as __arenaRequire } from "node:module"; const require = __arenaRequire(import.meta.url);',
+  },
+} as const;
 
 export interface AgentBundleOptions {
   /** The Node binary beside the code: a copy (an image, which needs it), a link to this one (tests), or none. */
@@ -32,20 +48,6 @@ export interface AgentBundleOptions {
 export async function buildAgentBundle(outDir: string, options: AgentBundleOptions): Promise<void> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  const common = {
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    absWorkingDir: REPO_ROOT,
-    tsconfig: join(REPO_ROOT, "tsconfig.json"),
-    logLevel: "warning",
-    legalComments: "linked",
-    // bundled CommonJS modules (undici's, the tokenizers') call require for Node's own modules
-    banner: {
-      js: 'import { createRequire as __arenaRequire } from "node:module"; const require = __arenaRequire(import.meta.url);',
-    },
-  } as const;
   await build({ ...common, entryPoints: ["lib/pods/agent/main.ts"], outfile: join(outDir, AGENT_BUNDLE_ENTRY) });
   await build({
     ...common,
@@ -58,11 +60,7 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
   await copyFile(DEV_POOL_PATH, join(outDir, "data", "dev.jsonl"));
   if (options.simEngine) {
     const dir = join(outDir, "sim-engine");
-    await build({ ...common, entryPoints: ["lib/sim-engine/cli.ts"], outfile: join(dir, "sim-engine.mjs") });
-    // the toy model reads its corpus and its encoded ids beside the module that names them: bundled, sim-engine.mjs
-    for (const file of [CORPUS_FILE, CORPUS_IDS_FILE]) {
-      await copyFile(join(REPO_ROOT, "lib/sim-engine/model", file), join(dir, file));
-    }
+    await buildSimEngineBundle(dir);
     await cp(join(REPO_ROOT, "lib/sim-engine/engines"), join(dir, "engines"), { recursive: true });
     await writeFile(
       join(outDir, BUNDLED_SIM_ENGINE),
@@ -70,7 +68,7 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
         "#!/usr/bin/env bash",
         "# The bundled simulated engine: lib/sim-engine/bin/sim-engine without the repository.",
         'here="$(cd "$(dirname "$(readlink -f "$0")")" && pwd)"',
-        'exec "$here/../node" "$here/sim-engine.mjs" "$@"',
+        `exec "$here/../node" "$here/${SIM_ENGINE_MODULE}" "$@"`,
         "",
       ].join("\n"),
     );
@@ -78,6 +76,32 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
   }
   if (options.node === "copy") await copyFile(process.execPath, join(outDir, "node"));
   if (options.node === "link") await symlink(process.execPath, join(outDir, "node"));
+}
+
+/** The simulated engine as one ES module, with the files it reads beside it (its corpus and the corpus' ids). */
+export async function buildSimEngineBundle(dir: string): Promise<void> {
+  await build({ ...common, entryPoints: ["lib/sim-engine/cli.ts"], outfile: join(dir, SIM_ENGINE_MODULE) });
+  // the toy model reads its corpus and its encoded ids beside the module that names them: bundled, sim-engine.mjs
+  for (const file of [CORPUS_FILE, CORPUS_IDS_FILE]) {
+    await copyFile(join(REPO_ROOT, "lib/sim-engine/model", file), join(dir, file));
+  }
+}
+
+/**
+ * The repository's own bundled simulated engine, which `lib/sim-engine/bin/sim-engine` runs while no file under lib/
+ * (nor package-lock.json) is newer than it, and the sources through tsx otherwise: a start then loads one module
+ * rather than transforming a hundred (0.8 s of CPU a start; each engine's TMPDIR is its own, so tsx's cache is cold).
+ * Built aside and moved into place: an engine starting meanwhile runs the old bundle, or the sources.
+ */
+export async function buildRepoSimEngineBundle(): Promise<string> {
+  const target = join(REPO_ROOT, REPO_SIM_ENGINE_BUNDLE);
+  const staging = `${target}.${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  await buildSimEngineBundle(staging);
+  await rm(target, { recursive: true, force: true });
+  await rename(staging, target);
+  return target;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
