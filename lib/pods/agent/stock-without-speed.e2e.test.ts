@@ -36,5 +36,5 @@ describe("a stock engine whose timed passes measure no speed", () => {
     expect(run.outcome, `${run.reason}\n${run.logTail ?? ""}`).toBe("void");
     expect(run.record).toBeNull();
     expect(run.reason).toMatch(/^the stock engine measured no speed in solo pass 1: none of its \d+ requests counted/);
-  });
+  }, 300_000);
 });
