@@ -8,6 +8,7 @@ import { build } from "esbuild";
 import { BUNDLED_VLLM_STOCK_DIR, KIT_CLI_ENTRY } from "@/lib/client/local/kit-layout";
 import { CLIENT_VERSION } from "@/lib/client/versions";
 import { buildAgentBundle } from "@/lib/pods/agent/bundle/build-agent-bundle";
+import { NODE_BUNDLE_OPTIONS } from "@/lib/pods/agent/bundle/node-bundle-options";
 import { EXAMPLE_ENGINES } from "./examples";
 
 const run = promisify(execFile);
@@ -39,21 +40,7 @@ export async function buildKit(kitDir: string, options: KitOptions): Promise<voi
   await mkdir(kitDir, { recursive: true });
   const local = join(kitDir, "local");
   await buildAgentBundle(local, { node: options.node, simEngine: true });
-  await build({
-    entryPoints: ["lib/client/main.ts"],
-    outfile: join(local, KIT_CLI_ENTRY),
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    absWorkingDir: REPO_ROOT,
-    tsconfig: join(REPO_ROOT, "tsconfig.json"),
-    logLevel: "warning",
-    legalComments: "linked",
-    banner: {
-      js: 'import { createRequire as __arenaRequire } from "node:module"; const require = __arenaRequire(import.meta.url);',
-    },
-  });
+  await build({ ...NODE_BUNDLE_OPTIONS, entryPoints: ["lib/client/main.ts"], outfile: join(local, KIT_CLI_ENTRY) });
   await mkdir(join(local, BUNDLED_VLLM_STOCK_DIR), { recursive: true });
   await copyFile(
     join(REPO_ROOT, "lib/pods/stock-engines/vllm/launch.sh"),

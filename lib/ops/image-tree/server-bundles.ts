@@ -2,6 +2,7 @@ import { cp, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { NODE_BUNDLE_OPTIONS } from "../../pods/agent/bundle/node-bundle-options";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -30,21 +31,10 @@ const OPTIONAL_NATIVE = ["msgpackr-extract", "pg-native"];
 export async function writeServerBundles(app: string): Promise<void> {
   for (const [name, entry] of Object.entries(ENTRIES) as Array<[keyof typeof IMAGE_BUNDLES, string]>) {
     await build({
+      ...NODE_BUNDLE_OPTIONS,
       entryPoints: [entry],
       outfile: join(app, IMAGE_BUNDLES[name]),
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      absWorkingDir: REPO_ROOT,
-      tsconfig: join(REPO_ROOT, "tsconfig.json"),
-      logLevel: "warning",
-      legalComments: "linked",
       external: OPTIONAL_NATIVE,
-      // bundled CommonJS modules (ioredis', pg's, the Kubernetes client's) call require for Node's own modules
-      banner: {
-        js: 'import { createRequire as __arenaRequire } from "node:module"; const require = __arenaRequire(import.meta.url);',
-      },
     });
   }
   await cp(join(REPO_ROOT, "prisma/migrations"), join(app, "prisma/migrations"), { recursive: true });

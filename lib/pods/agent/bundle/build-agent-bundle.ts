@@ -10,24 +10,9 @@ import { BUNDLED_TOKENIZER_DIR, copyQwen3TokenizerFiles } from "@/lib/tokenizer/
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
 import { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE, REPO_SIM_ENGINE_BUNDLE, SIM_ENGINE_MODULE } from "./bundle-layout";
+import { NODE_BUNDLE_OPTIONS } from "./node-bundle-options";
 
 export { AGENT_BUNDLE_ENTRY, BUNDLED_SIM_ENGINE };
-
-/** esbuild's options for one ES module that runs on Node 20 with no node_modules beside it. */
-const common = {
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  absWorkingDir: REPO_ROOT,
-  tsconfig: join(REPO_ROOT, "tsconfig.json"),
-  logLevel: "warning",
-  legalComments: "linked",
-  // bundled CommonJS modules (undici's, the tokenizers') call require for Node's own modules
-  banner: {
-    js: 'import { createRequire as __arenaRequire } from "node:module"; const require = __arenaRequire(import.meta.url);',
-  },
-} as const;
 
 export interface AgentBundleOptions {
   /** The Node binary beside the code: a copy (an image, which needs it), a link to this one (tests), or none. */
@@ -48,9 +33,13 @@ export interface AgentBundleOptions {
 export async function buildAgentBundle(outDir: string, options: AgentBundleOptions): Promise<void> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  await build({ ...common, entryPoints: ["lib/pods/agent/main.ts"], outfile: join(outDir, AGENT_BUNDLE_ENTRY) });
   await build({
-    ...common,
+    ...NODE_BUNDLE_OPTIONS,
+    entryPoints: ["lib/pods/agent/main.ts"],
+    outfile: join(outDir, AGENT_BUNDLE_ENTRY),
+  });
+  await build({
+    ...NODE_BUNDLE_OPTIONS,
     entryPoints: ["lib/judge/tokens/token-worker.ts"],
     outfile: join(outDir, BUNDLED_TOKEN_WORKER),
   });
@@ -80,7 +69,11 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
 
 /** The simulated engine as one ES module, with the files it reads beside it (its corpus and the corpus' ids). */
 export async function buildSimEngineBundle(dir: string): Promise<void> {
-  await build({ ...common, entryPoints: ["lib/sim-engine/cli.ts"], outfile: join(dir, SIM_ENGINE_MODULE) });
+  await build({
+    ...NODE_BUNDLE_OPTIONS,
+    entryPoints: ["lib/sim-engine/cli.ts"],
+    outfile: join(dir, SIM_ENGINE_MODULE),
+  });
   // the toy model reads its corpus and its encoded ids beside the module that names them: bundled, sim-engine.mjs
   for (const file of [CORPUS_FILE, CORPUS_IDS_FILE]) {
     await copyFile(join(REPO_ROOT, "lib/sim-engine/model", file), join(dir, file));
