@@ -14,6 +14,8 @@ const HONEST: Mode[] = ["stock", "ngram", "draft", "eagle"];
 const ATTACKS: Mode[] = ["greedy", "other-sampling", "loose-accept", "quantized"];
 const REPLIES = 128;
 const MAX_TOKENS = 160;
+/** One mode: 128 replies sampled and scored, about 5 s alone and over a minute on two crowded cores (CPU). */
+const PER_MODE_MS = 240_000;
 
 describe("the sampling audit against the simulated engines", () => {
   let scorer: SimEngine;
@@ -47,20 +49,28 @@ describe("the sampling audit against the simulated engines", () => {
   });
 
   for (const mode of HONEST) {
-    it(`finds ${mode}'s replies uniform`, async () => {
-      const a = await auditMode(scorer, mode, { replies: REPLIES, maxTokens: MAX_TOKENS, seed: 11 });
-      audits.set(mode, a);
-      expect(a.tokens).toBeGreaterThan(3000);
-      expect(a.outside_share).toBe(0);
-      expect(a.consistent).toBe(true);
-    });
+    it(
+      `finds ${mode}'s replies uniform`,
+      async () => {
+        const a = await auditMode(scorer, mode, { replies: REPLIES, maxTokens: MAX_TOKENS, seed: 11 });
+        audits.set(mode, a);
+        expect(a.tokens).toBeGreaterThan(3000);
+        expect(a.outside_share).toBe(0);
+        expect(a.consistent).toBe(true);
+      },
+      PER_MODE_MS,
+    );
   }
 
   for (const mode of ATTACKS) {
-    it(`detects ${mode}`, async () => {
-      const a = await auditMode(scorer, mode, { replies: REPLIES, maxTokens: MAX_TOKENS, seed: 11 });
-      audits.set(mode, a);
-      expect(a.consistent).toBe(false);
-    });
+    it(
+      `detects ${mode}`,
+      async () => {
+        const a = await auditMode(scorer, mode, { replies: REPLIES, maxTokens: MAX_TOKENS, seed: 11 });
+        audits.set(mode, a);
+        expect(a.consistent).toBe(false);
+      },
+      PER_MODE_MS,
+    );
   }
 });
