@@ -1,11 +1,21 @@
 import { z } from "zod";
-import { MODES } from "./modes";
+import { type AttackStrengths, MAX_TOP_K_OVERRIDE, strengthsProblem } from "./attack-strengths";
+import { MODES, strengthsConflict } from "./modes";
 import { SPECULATOR_METHODS } from "./speculators/drafters";
 
 export const USAGE = `usage: sim-engine serve [--mode MODE] [--k N] [--speculator ngram|draft|eagle] [--drafter NAME] [--fail-rate R] [--crash-after N]
+                        [--temperature-scale S] [--top-k K] [--quantize-scale S]
        sim-engine install-plugin DIR
 modes: ${MODES.join(", ")}
 drafters: those the plugins installed under $HOME register`;
+
+/** A flag's value as a number; an empty or non-numeric value is refused with `message` (it names the flag). */
+const numberFlag = (message: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, message)
+    .pipe(z.coerce.number({ error: message }));
 
 const serveArgsSchema = z
   .object({
@@ -31,10 +41,30 @@ const serveArgsSchema = z
       .int("--crash-after must be an integer")
       .min(1, "--crash-after must be at least 1")
       .optional(),
+    /** The parametric attacks (attack-strengths.ts): their ranges are checked below, where startSimEngine checks them. */
+    "temperature-scale": numberFlag("--temperature-scale must be a number in (0, 10]").optional(),
+    "top-k": numberFlag(`--top-k must be an integer from 1 to ${MAX_TOP_K_OVERRIDE}`).optional(),
+    "quantize-scale": numberFlag("--quantize-scale must be a number in [0, 100]").optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((args, ctx) => {
+    const strengths = strengthsOfArgs(args);
+    const problem = strengthsProblem(strengths) ?? (args.mode ? strengthsConflict(args.mode, strengths) : null);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 export type ServeArgs = z.infer<typeof serveArgsSchema>;
+
+/** The attack strengths the flags set, as startSimEngine's options name them. */
+export function strengthsOfArgs(
+  args: Pick<ServeArgs, "temperature-scale" | "top-k" | "quantize-scale">,
+): AttackStrengths {
+  return {
+    ...(args["temperature-scale"] === undefined ? {} : { temperatureScale: args["temperature-scale"] }),
+    ...(args["top-k"] === undefined ? {} : { topK: args["top-k"] }),
+    ...(args["quantize-scale"] === undefined ? {} : { quantizeScale: args["quantize-scale"] }),
+  };
+}
 
 /** `install-plugin DIR`: the plugin directory to install; throws an Error naming what is wrong. */
 export function parseInstallArgs(argv: readonly string[]): { dir: string } {

@@ -39,6 +39,12 @@ describe("the sim-engine command and the engine directories", () => {
     });
     expect(noPort.status).not.toBe(0);
     expect(noPort.stderr).toContain("PORT is required");
+    const badStrength = spawnSync(SIM_ENGINE_BIN, ["serve", "--top-k", "0"], {
+      encoding: "utf8",
+      env: { ...process.env, PORT: "1", SERVED_NAME: "x" },
+    });
+    expect(badStrength.status).toBe(2);
+    expect(badStrength.stderr).toContain("--top-k must be an integer from 1 to 1000");
   });
 
   it("serves through an engine directory's launch.sh, publishes device memory, and stops cleanly on SIGTERM", async () => {

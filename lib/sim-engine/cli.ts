@@ -1,4 +1,4 @@
-import { parseInstallArgs, parseServeArgs } from "./cli-args";
+import { parseInstallArgs, parseServeArgs, strengthsOfArgs } from "./cli-args";
 import { installSimPlugin, loadSimPlugins, PluginError, pluginHomeSchema, type RegisteredDrafter } from "./cli-plugins";
 import { parseSimEnv } from "./env";
 
@@ -71,6 +71,7 @@ async function main(): Promise<void> {
     tokenizerDir: env.TOKENIZER,
     failRate: args["fail-rate"],
     crashAfter: args["crash-after"],
+    ...strengthsOfArgs(args),
     log: (line) => console.log(line),
     onCrash: () => process.exit(1),
   });

@@ -1,3 +1,4 @@
+import { type AttackStrengths, strengthsSampling } from "./attack-strengths";
 import type { SamplingParams } from "./model/sampling";
 import type { SpeculatorMethod } from "./speculators/drafters";
 
@@ -26,7 +27,8 @@ export interface ModeBehaviour {
   looseThreshold: number | null;
   /** Sampling used instead of the request's. */
   overrideSampling: ((requested: SamplingParams) => SamplingParams) | null;
-  quantized: boolean;
+  /** The quantized attack's perturbation, as a multiple of QUANTIZED_PARAMS' (0: the target's own logits). */
+  quantizeScale: number;
   /** Replies end at this share of their budget, reported as a natural stop. */
   cutShare: number | null;
   /** Device share held instead of GPU_MEMORY_UTILIZATION. */
@@ -40,7 +42,7 @@ const honest: ModeBehaviour = {
   speculator: null,
   looseThreshold: null,
   overrideSampling: null,
-  quantized: false,
+  quantizeScale: 0,
   cutShare: null,
   memoryUtilization: null,
   failing: false,
@@ -48,7 +50,29 @@ const honest: ModeBehaviour = {
   neverHealthy: false,
 };
 
-export function behaviourOf(mode: Mode): ModeBehaviour {
+/** Modes that fix the sampling themselves: a temperature scale or a top_k override on top would be two attacks in one. */
+const FIXED_SAMPLING: readonly Mode[] = ["greedy", "other-sampling"];
+
+/** Why a mode cannot carry these strengths (naming the flags), or null. */
+export function strengthsConflict(mode: Mode, s: AttackStrengths): string | null {
+  if (!FIXED_SAMPLING.includes(mode) || strengthsSampling(s) === null) return null;
+  return `--temperature-scale and --top-k cannot be combined with --mode ${mode}, which fixes the sampling itself`;
+}
+
+/** A mode's behaviour, with the parametric attacks' strengths on top (attack-strengths.ts). */
+export function behaviourOf(mode: Mode, strengths: AttackStrengths = {}): ModeBehaviour {
+  const conflict = strengthsConflict(mode, strengths);
+  if (conflict) throw new Error(conflict);
+  const base = modeBehaviour(mode);
+  const sampling = strengthsSampling(strengths);
+  return {
+    ...base,
+    overrideSampling: sampling ?? base.overrideSampling,
+    quantizeScale: strengths.quantizeScale ?? base.quantizeScale,
+  };
+}
+
+function modeBehaviour(mode: Mode): ModeBehaviour {
   switch (mode) {
     case "stock":
       return honest;
@@ -63,7 +87,7 @@ export function behaviourOf(mode: Mode): ModeBehaviour {
     case "other-sampling":
       return { ...honest, overrideSampling: (s) => ({ ...s, temperature: 0.5, topK: 5 }) };
     case "quantized":
-      return { ...honest, quantized: true };
+      return { ...honest, quantizeScale: 1 };
     case "cut-replies":
       return { ...honest, cutShare: 0.5 };
     case "memory-hog":

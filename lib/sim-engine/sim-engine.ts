@@ -5,12 +5,13 @@ import { join } from "node:path";
 import { z } from "zod";
 import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { loadTargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
+import { type AttackStrengths, strengthsLabel, strengthsProblem } from "./attack-strengths";
 import { Rng } from "./model/rng";
 import {
   buildToyModel,
   DRAFT_PARAMS,
   EAGLE_PARAMS,
-  QUANTIZED_PARAMS,
+  quantizedParams,
   TARGET_PARAMS,
   type ToyModel,
 } from "./model/toy-model";
@@ -31,7 +32,7 @@ import {
   type SpeculatorMethod,
 } from "./speculators/drafters";
 
-export interface SimEngineOptions {
+export interface SimEngineOptions extends AttackStrengths {
   /** Default: from $SPECULATOR/sim-speculator.json when present, else "stock". */
   mode?: Mode;
   /** Draft tokens per step (default: 4 for ngram and draft, 3 for eagle). */
@@ -70,6 +71,8 @@ export interface SimEngine {
   port: number;
   servedName: string;
   mode: Mode;
+  /** The parametric attacks it carries (none set: the mode alone). */
+  strengths: AttackStrengths;
   speculator: SpeculatorMethod | null;
   k: number;
   memory: MemoryPlan;
@@ -115,7 +118,14 @@ export async function startSimEngine(options: SimEngineOptions = {}): Promise<Si
   const log = options.log ?? (() => {});
   const fromFile = options.mode ? null : readSpeculatorFile(options.speculatorDir);
   const mode: Mode = options.mode ?? fromFile?.method ?? "stock";
-  const behaviour = behaviourOf(mode);
+  const strengths: AttackStrengths = {
+    ...(options.temperatureScale === undefined ? {} : { temperatureScale: options.temperatureScale }),
+    ...(options.topK === undefined ? {} : { topK: options.topK }),
+    ...(options.quantizeScale === undefined ? {} : { quantizeScale: options.quantizeScale }),
+  };
+  const problem = strengthsProblem(strengths);
+  if (problem) throw new Error(problem);
+  const behaviour = behaviourOf(mode, strengths);
   const speculator = options.speculator ?? behaviour.speculator ?? null;
   const k = options.k ?? fromFile?.k ?? (speculator ? DEFAULT_K[speculator] : 0);
   const servedName = options.servedName ?? "qwen3-8b";
@@ -124,13 +134,13 @@ export async function startSimEngine(options: SimEngineOptions = {}): Promise<Si
   const simSpeed = options.simSpeed ?? 1;
   const toy = toyModelFor(options.tokenizerDir);
   const tokenizer = toy.tokenizer;
-  const target = behaviour.quantized ? toy.make(QUANTIZED_PARAMS) : toy.target;
+  const target = behaviour.quantizeScale > 0 ? toy.make(quantizedParams(behaviour.quantizeScale)) : toy.target;
   const device = new DeviceFile(options.deviceFile);
   const memory = planMemory(utilization, speculator);
 
   const ts = () => new Date().toISOString().slice(5, 19).replace("T", " ");
   log(
-    `INFO ${ts()} [api_server.py] vLLM API server version 0.25.1 (simulated engine: mode ${mode}${speculator ? `, ${speculator} k=${k}` : ""})`,
+    `INFO ${ts()} [api_server.py] vLLM API server version 0.25.1 (simulated engine: mode ${mode}${speculator ? `, ${speculator} k=${k}` : ""}${strengthsLabel(strengths) ? `, ${strengthsLabel(strengths)}` : ""})`,
   );
   log(
     `INFO ${ts()} [config.py] max_model_len=${maxModelLen}, max_num_seqs=${options.maxNumSeqs ?? 20}, prefix caching ${(options.prefixCaching ?? true) ? "enabled" : "disabled"}`,
@@ -293,6 +303,7 @@ export async function startSimEngine(options: SimEngineOptions = {}): Promise<Si
     port,
     servedName,
     mode,
+    strengths,
     speculator,
     k,
     memory,

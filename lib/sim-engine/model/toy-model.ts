@@ -29,6 +29,11 @@ export const EAGLE_PARAMS: ModelParams = { ...TARGET_PARAMS, noise: 2.4, noiseSa
 /** The quantized attack: the target with perturbed logits (as FP8 weights perturb the real target's). */
 export const QUANTIZED_PARAMS: ModelParams = { ...TARGET_PARAMS, perturb: 0.25, perturbSalt: 0x5eed };
 
+/** The quantized attack at `scale` times its perturbation (the same hashed direction): 1 is QUANTIZED_PARAMS. */
+export function quantizedParams(scale: number): ModelParams {
+  return { ...QUANTIZED_PARAMS, perturb: QUANTIZED_PARAMS.perturb * scale };
+}
+
 export interface ToyModel {
   tokenizer: TargetTokenizer;
   template: ChatTemplate;
