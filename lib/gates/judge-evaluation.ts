@@ -1,13 +1,12 @@
 import { currentProtocol, type TaskId, WORKLOAD_IDS, type WorkloadId } from "@/lib/protocol";
 import { buildRecord } from "./record/build-record";
 import type { CacheHit, GapRecord, LatencySummary, ResultRecord, SamplingAuditRecord } from "./record/schema";
-import { gapOf } from "./stats/equivalence";
 import { fidelity } from "./stats/fidelity";
+import { sampledGap } from "./stats/gate-verdicts";
 import { greedyAgreement } from "./stats/greedy-agreement";
 import { lengthRatio, pairReplies, type ReplyLength } from "./stats/length-ratio";
 import { memoryVerdict, peakMib } from "./stats/memory";
 import { findOffload } from "./stats/offload-log";
-import { type Cluster, ratioEstimate } from "./stats/ratio-estimate";
 import { type PitInterval, samplingAudit } from "./stats/sampling-audit";
 import { breaksFailuresRule, type PassSpeeds, passRatio } from "./stats/specscore";
 import type { AnswerCount } from "./stats/unanswered";
@@ -88,16 +87,8 @@ const answerCount = (xs: readonly unknown[]): AnswerCount => ({
   unanswered: xs.filter((x) => x === null).length,
 });
 
-function estimate(scores: readonly (ReplyScore | null)[], pick: (s: ReplyScore) => number) {
-  const clusters: Cluster[] = [];
-  for (const s of scores) if (s && s.tokens > 0) clusters.push({ sum: pick(s), tokens: s.tokens });
-  return clusters.length === 0 ? null : ratioEstimate(clusters);
-}
-
-function sampledGap(checks: CheckMeasurements, pick: (s: ReplyScore) => number): GapRecord | null {
-  const c = estimate(checks.sampled.candidate, pick);
-  const s = estimate(checks.sampled.stock, pick);
-  return c && s ? gapOf(c, s) : null;
+function checksGap(checks: CheckMeasurements, pick: (s: ReplyScore) => number): GapRecord | null {
+  return sampledGap(checks.sampled.candidate, checks.sampled.stock, pick);
 }
 
 const perWorkload = <T, U>(values: Record<WorkloadId, T>, f: (v: T) => U) =>
@@ -165,8 +156,8 @@ export function judgeEvaluation(inputs: EvaluationInputs): ResultRecord {
     passes,
     brokenPasses,
     greedyAgreement: greedyAgreement(checks.greedy.candidate, checks.greedy.stock).agreement,
-    likelihood: sampledGap(checks, (s) => s.logprobSum),
-    argmax: sampledGap(checks, (s) => s.notFirstChoice),
+    likelihood: checksGap(checks, (s) => s.logprobSum),
+    argmax: checksGap(checks, (s) => s.notFirstChoice),
     fidelity: fidelity(checks.fidelity.candidate, checks.fidelity.stock).fidelity,
     lengths,
     memory,

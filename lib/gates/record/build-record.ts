@@ -1,5 +1,6 @@
 import { currentProtocol, getTask, type TaskId, WORKLOAD_IDS, type WorkloadId } from "@/lib/protocol";
 import { gapPasses } from "../stats/equivalence";
+import { fidelityPasses, greedyPasses } from "../stats/gate-verdicts";
 import { lengthPasses } from "../stats/length-ratio";
 import type { OffloadFinding } from "../stats/offload-log";
 import { geometricMean, median } from "../stats/specscore";
@@ -92,16 +93,14 @@ export function buildRecord(f: MeasuredFigures): ResultRecord {
     fidelity: {
       measured: f.fidelity === null ? "not measured" : shortNumber(f.fidelity),
       limit: `≤ ${shortNumber(limits.fidelity_ceiling)}`,
-      pass: f.fidelity !== null && f.fidelity <= limits.fidelity_ceiling,
+      pass: fidelityPasses(f.fidelity, limits.fidelity_ceiling),
     },
     likelihood: gapRow(f.likelihood, limits.likelihood_bound, z, confidence),
     argmax: gapRow(f.argmax, limits.argmax_bound, z, confidence),
     greedy: {
       measured: f.greedyAgreement === null ? "not measured" : f.greedyAgreement.toFixed(3),
       limit: limits.greedy_agreement_floor === null ? "none" : `≥ ${shortNumber(limits.greedy_agreement_floor)}`,
-      pass:
-        limits.greedy_agreement_floor === null ||
-        (f.greedyAgreement !== null && f.greedyAgreement >= limits.greedy_agreement_floor),
+      pass: greedyPasses(f.greedyAgreement, limits.greedy_agreement_floor),
     },
     length: {
       measured:
