@@ -3,6 +3,7 @@ import type { TaskSpec } from "@/lib/protocol";
 import type { CalibrationReport, ThinkSearchCalibration } from "@/lib/protocol/calibration-schema";
 import type { Calibrations } from "@/lib/protocol/calibrations";
 import { figure, GATE_NAMES, percent, reportHeadline, spreadText } from "./calibration-format";
+import { GatePowerEvidence } from "./gate-power-evidence";
 
 interface EvidenceRow {
   name: string;
@@ -197,6 +198,7 @@ function TaskEvidence({ task, report }: { task: TaskSpec; report: CalibrationRep
         rows={evidenceRows(task, report)}
         caption={`Calibration evidence for ${task.name}: each value in force beside what the calibration measured`}
       />
+      {report.gate_power ? <GatePowerEvidence power={report.gate_power} /> : null}
       <p className="mt-2 text-sm text-slate-700">
         Simulated engines (SIM_SPEED {report.sim_speed}, {report.concurrency} pod(s) at once
         {report.device ? `, ${report.device}` : ""}), {Math.round(report.wall_seconds / 60)} min. Not measured:{" "}

@@ -48,11 +48,14 @@ export function taskLimits(protocol: Protocol, task: TaskId): RecordLimits {
 /** The lines of `not_measured` a think-time search in the report answers (think-search-cli.ts --into drops them). */
 export const ANSWERED_BY_SEARCH = ["no search over m and c", "the returning-session cached share"] as const;
 
+/** The line of `not_measured` the gates' power answers (lib/gates/bench/gate-power.ts --into drops it). */
+export const ANSWERED_BY_POWER = "the gates' power against the simulated attacks";
+
 function notMeasured(input: CalibrationInput): string[] {
   const lines = [
     `no search over m and c: the stock engine's cache hit is measured under the values in force (c = ${input.protocol.thinkTime.scale.value}, the cap ${input.protocol.thinkTime.capSeconds} s, each workload's m)`,
     "the returning-session cached share: the result record does not keep it",
-    "the gates' power against the simulated attacks (the red-team matrix and lib/gates/bench/sampling-audit.ts measure it under shorter profiles)",
+    `${ANSWERED_BY_POWER} (the red-team matrix and lib/gates/bench/sampling-audit.ts measure it under shorter profiles)`,
   ];
   if ((input.runtime ?? "sim") === "sim")
     lines.push("the vLLM runtime: the references here are the simulated engines that play them");

@@ -113,6 +113,62 @@ export const thinkSearchCalibrationSchema = z.object({
   nearest: z.object({ scale: finite, interleave: z.number().int(), miss: finite }).nullable(),
 });
 
+/** The checks whose power is measured (lib/gates/stats/gate-power.ts POWER_CHECKS); `gates`: any gated check fails. */
+export const POWER_CHECK_KEYS = ["likelihood", "argmax", "audit", "fidelity", "greedy", "gates"] as const;
+const powerRates = z.partialRecord(z.enum(POWER_CHECK_KEYS), share);
+const powerFamily = z.enum(["temperature", "top-k", "quantization"]);
+const powerPool = {
+  pool_replies: z.number().int().nonnegative(),
+  pool_texts: z.number().int().nonnegative(),
+  pool_probes: z.number().int().nonnegative(),
+  /** How the replies were drawn: n-subsets of the pool, or with replacement where the pool is smaller than n. */
+  resampling: z.enum(["subsample", "bootstrap"]),
+};
+
+/** One attack's strength: each check's detection rate at the profile's sizes (a check that does not apply is absent). */
+export const gatePowerPointSchema = z.object({
+  family: powerFamily,
+  strength: finite,
+  rates: powerRates,
+  ...powerPool,
+});
+
+/** A check against one side of a family's sweep: the weakest strength from which on it catches `target` of draws. */
+export const gatePowerThresholdSchema = z.object({
+  check: z.enum(POWER_CHECK_KEYS),
+  family: powerFamily,
+  /** Below or above the honest value (temperature scale 1, the request's top_k, no perturbation). */
+  side: z.enum(["below", "above"]),
+  honest: finite,
+  /** The strengths of that side, weakest (nearest the honest value) first. */
+  strengths: z.array(finite),
+  smallest: finite.nullable(),
+  /** The side's weakest strength is caught already: the check's threshold lies at or below it. */
+  at_weakest: z.boolean(),
+});
+
+/** The gates' power against the simulated engine's parametric attacks (lib/gates/bench/gate-power.ts). */
+export const gatePowerCalibrationSchema = z.object({
+  source: z.string(),
+  profile: z.string(),
+  target: share,
+  /** The profile's sizes every draw has. */
+  sizes: z.object({
+    replies: z.number().int().nonnegative(),
+    texts: z.number().int().nonnegative(),
+    probes: z.number().int().nonnegative(),
+  }),
+  resamples: z.number().int().positive(),
+  seed: z.string(),
+  sim_speed: finite.positive(),
+  max_tokens: z.number().int().positive(),
+  stock_pool: z.object({ replies: z.number().int().nonnegative(), tokens: z.number().int().nonnegative() }),
+  /** The stock engine as candidate: each check's false-alarm rate. */
+  honest: z.object({ rates: powerRates, ...powerPool }).nullable(),
+  points: z.array(gatePowerPointSchema),
+  thresholds: z.array(gatePowerThresholdSchema),
+});
+
 /**
  * A calibration report (protocol section 10): A/A evaluations and the simulated references run through the real
  * pod pipeline under one profile, reduced to the speed noise, each gate statistic against its limit, and the stock
@@ -153,6 +209,8 @@ export const calibrationReportSchema = z.object({
   sampling_audit: samplingAuditCalibrationSchema.optional(),
   /** Absent on reports made before the search was run. */
   think_search: thinkSearchCalibrationSchema.optional(),
+  /** Absent on reports made before the gates' power was measured. */
+  gate_power: gatePowerCalibrationSchema.optional(),
   /** What section 10 asks that this report does not hold, in words. */
   not_measured: z.array(z.string()),
 });
@@ -163,3 +221,4 @@ export type GateCalibration = z.infer<typeof gateCalibrationSchema>;
 export type CacheCalibration = z.infer<typeof cacheCalibrationSchema>;
 export type Spread = z.infer<typeof spreadSchema>;
 export type ThinkSearchCalibration = z.infer<typeof thinkSearchCalibrationSchema>;
+export type GatePowerCalibration = z.infer<typeof gatePowerCalibrationSchema>;
