@@ -1,4 +1,4 @@
-export { type AttackStrengths, MAX_TOP_K_OVERRIDE } from "./attack-strengths";
+export { type AttackStrengths, MAX_TOP_K_OVERRIDE, strengthsProblem } from "./attack-strengths";
 export { defaultToyModel, type ToyModel } from "./model/toy-model";
 export { ATTACK_MODES, HONEST_MODES, MODES, type Mode } from "./modes";
 export {
