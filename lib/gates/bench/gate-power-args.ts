@@ -9,7 +9,7 @@ export const USAGE = [
   "         [--temperature 0.8,0.9,0.95,1.05,1.1] [--top-k 5,10,15] [--quantization 0.01,0.02,0.05,0.25,0.5,1]",
   "         [--pool N | --pool-multiple 4] [--text-pool M] [--max-tokens 512] [--resamples 1000] [--seed 1] [--sim-speed 1000]",
   "         [--out FILE] [--into REPORT]",
-  "       npx tsx lib/gates/bench/gate-power.ts --from RUN.json[,RUN.json] --into REPORT   (runs side by side into a calibration report)",
+  "       npx tsx lib/gates/bench/gate-power.ts --from RUN.json[,RUN.json] [--into REPORT]   (runs side by side: their table, and into a calibration report)",
 ].join("\n");
 
 const FAMILIES = [...ATTACK_FAMILIES, "honest"] as const;
@@ -77,7 +77,7 @@ export interface PowerRun {
   into?: string;
 }
 
-export type PowerCommand = { kind: "run"; run: PowerRun } | { kind: "merge"; from: string[]; into: string };
+export type PowerCommand = { kind: "run"; run: PowerRun } | { kind: "merge"; from: string[]; into?: string };
 
 /** A strength the simulated engine refuses, or the honest value (which `--families honest` measures): named by its flag. */
 function strengthProblem(family: AttackFamily, strength: number): string | null {
@@ -93,8 +93,8 @@ export function parsePowerArgs(argv: readonly string[]): PowerCommand {
   const raw = flagPairs(argv, USAGE);
   if ("from" in raw) {
     const { from, into, ...rest } = raw;
-    if (!into || Object.keys(rest).length > 0) throw new Error(`--from takes --into only\n${USAGE}`);
-    return { kind: "merge", from: from!.split(","), into };
+    if (Object.keys(rest).length > 0) throw new Error(`--from takes --into only\n${USAGE}`);
+    return { kind: "merge", from: from!.split(","), ...(into ? { into } : {}) };
   }
   const parsed = argsSchema.safeParse(raw);
   if (!parsed.success)

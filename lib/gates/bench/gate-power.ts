@@ -125,6 +125,10 @@ async function runPower(run: PowerRun): Promise<GatePowerFile> {
   console.log(
     `pools: ${run.replyPool} replies an engine (max_tokens ${run.maxTokens})${forward ? `, ${run.textPool} fixed texts and ${run.probePool} greedy probes where the target's forward pass is attacked` : ""}; seed ${run.seed}, SIM_SPEED ${run.simSpeed}`,
   );
+  if (run.replyPool < sizes.replies || (forward && Math.min(run.textPool, run.probePool) < sizes.texts))
+    console.log(
+      "warning: a pool smaller than a draw is bootstrapped, and its rates then read the pools' own difference more than the engines': for a quick look at the shape only",
+    );
   const scorer = await startSimEngine({ mode: "stock", simSpeed: run.simSpeed, maxNumSeqs: 8, servedName: task.id });
   try {
     const stockDone = clock();
@@ -207,7 +211,7 @@ async function main(argv: readonly string[]): Promise<void> {
   if (command.kind === "merge") {
     const files = await Promise.all(command.from.map(readGatePowerFile));
     console.log(formatThresholds(gatePowerEvidence(files)));
-    await intoReport(files, command.into);
+    if (command.into) await intoReport(files, command.into);
     return;
   }
   const file = await runPower(command.run);
