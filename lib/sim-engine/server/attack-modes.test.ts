@@ -6,7 +6,7 @@ import { defaultToyModel } from "../model/toy-model";
 import type { Mode } from "../modes";
 import { DEVICE_TOTAL_MIB } from "../scheduler/device";
 import { type SimEngine, type SimEngineOptions, startSimEngine } from "../sim-engine";
-import { postChat, streamChat } from "../testing/client";
+import { postChat, promptLogprobs, streamChat } from "../testing/client";
 
 const SAMPLING = { temperature: 0.7, top_p: 0.8, top_k: 20 };
 const QUESTIONS = [
@@ -86,17 +86,7 @@ describe("attack modes, as the judge's checks see them", () => {
       { role: "user", content: "Name three rivers in Europe." },
       { role: "assistant", content: "The Danube, the Rhine and the Seine are three well-known rivers in Europe." },
     ];
-    const req = {
-      messages,
-      prompt_logprobs: 0,
-      continue_final_message: true,
-      add_generation_prompt: false,
-      max_tokens: 1,
-    };
-    const lp = async (e: SimEngine) =>
-      ((await postChat(e.url, req)).body.prompt_logprobs as (Record<string, { logprob: number }> | null)[])
-        .slice(1)
-        .map((x) => Object.values(x!)[0]!.logprob);
+    const lp = (e: SimEngine) => promptLogprobs(e.url, messages);
     const a = await lp(stock);
     const b = await lp(other);
     const q = await lp(quantized);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { behaviourOf } from "../modes";
 import { type SimEngine, type SimEngineOptions, startSimEngine } from "../sim-engine";
 import { chiSquareTwoSample } from "../stats/chi-square";
-import { postChat } from "../testing/client";
+import { postChat, promptLogprobs, replyCounts } from "../testing/client";
 
 const SAMPLES = 800;
 const CONCURRENCY = 16;
@@ -15,27 +15,13 @@ const MESSAGES = [
 const ASKED = { temperature: 1, top_p: 1, top_k: 20 };
 
 /** The first token of `SAMPLES` replies at the fixed context, one per seed, asked with `sampling`. */
-async function firstTokens(engine: SimEngine, sampling: Record<string, number>): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  let next = 0;
-  const worker = async () => {
-    while (next < SAMPLES) {
-      const seed = next++;
-      const r = await postChat(engine.url, {
-        messages: MESSAGES,
-        continue_final_message: true,
-        add_generation_prompt: false,
-        ...sampling,
-        seed,
-        max_tokens: 1,
-      });
-      const text = (r.body.choices as { message: { content: string } }[])[0]!.message.content;
-      counts.set(text, (counts.get(text) ?? 0) + 1);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return counts;
-}
+const firstTokens = (engine: SimEngine, sampling: Record<string, number>) =>
+  replyCounts(
+    engine.url,
+    { messages: MESSAGES, continue_final_message: true, add_generation_prompt: false, ...sampling, max_tokens: 1 },
+    SAMPLES,
+    CONCURRENCY,
+  );
 
 const open: SimEngine[] = [];
 async function start(options: SimEngineOptions): Promise<SimEngine> {
@@ -85,20 +71,11 @@ describe("parametric attack strengths reach the sampling and the target", () => 
   }, 120_000);
 
   it("a quantization scale multiplies the quantized attack's perturbation: 0 is the target, 1 the quantized mode", async () => {
-    const req = {
-      messages: [
-        { role: "user", content: "Name three rivers in Europe." },
-        { role: "assistant", content: "The Danube, the Rhine and the Seine are three well-known rivers in Europe." },
-      ],
-      prompt_logprobs: 0,
-      continue_final_message: true,
-      add_generation_prompt: false,
-      max_tokens: 1,
-    };
-    const lp = async (e: SimEngine) =>
-      ((await postChat(e.url, req)).body.prompt_logprobs as (Record<string, { logprob: number }> | null)[])
-        .slice(1)
-        .map((x) => Object.values(x!)[0]!.logprob);
+    const messages = [
+      { role: "user", content: "Name three rivers in Europe." },
+      { role: "assistant", content: "The Danube, the Rhine and the Seine are three well-known rivers in Europe." },
+    ];
+    const lp = (e: SimEngine) => promptLogprobs(e.url, messages);
     const mad = (x: number[], y: number[]) => x.reduce((s, v, i) => s + Math.abs(v - y[i]!), 0) / x.length;
     const target = await lp(stock);
     const atScale = async (quantizeScale: number) => lp(await start({ mode: "stock", quantizeScale }));

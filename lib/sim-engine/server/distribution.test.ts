@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Mode } from "../modes";
 import { type SimEngine, startSimEngine } from "../sim-engine";
 import { chiSquareTwoSample } from "../stats/chi-square";
-import { postChat } from "../testing/client";
+import { replyCounts } from "../testing/client";
 
 const SAMPLES = 1000;
 const CONCURRENCY = 24;
@@ -12,29 +12,21 @@ const MESSAGES = [
 ];
 
 /** Replies of `max_tokens` 4 at a fixed context, one per seed: the first token comes from the prefill, the next three from verify steps. */
-async function sampleReplies(engine: SimEngine): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  let next = 0;
-  const worker = async () => {
-    while (next < SAMPLES) {
-      const seed = next++;
-      const r = await postChat(engine.url, {
-        messages: MESSAGES,
-        continue_final_message: true,
-        add_generation_prompt: false,
-        temperature: 1,
-        top_p: 0.95,
-        top_k: 20,
-        seed,
-        max_tokens: 4,
-      });
-      const text = (r.body.choices as { message: { content: string } }[])[0]!.message.content;
-      counts.set(text, (counts.get(text) ?? 0) + 1);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return counts;
-}
+const sampleReplies = (engine: SimEngine) =>
+  replyCounts(
+    engine.url,
+    {
+      messages: MESSAGES,
+      continue_final_message: true,
+      add_generation_prompt: false,
+      temperature: 1,
+      top_p: 0.95,
+      top_k: 20,
+      max_tokens: 4,
+    },
+    SAMPLES,
+    CONCURRENCY,
+  );
 
 const engines = new Map<Mode, SimEngine>();
 beforeAll(async () => {
