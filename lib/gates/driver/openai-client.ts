@@ -15,16 +15,44 @@ export interface RequestOptions {
 
 const url = (endpoint: EngineEndpoint, path: string) => `${endpoint.baseUrl.replace(/\/+$/, "")}${path}`;
 
+/**
+ * fetch's own error says only "fetch failed"; what failed (a refused or reset connection, undici's headers or body
+ * timeout, the request's own deadline) is its cause, which the unanswered check's log line must carry to be read.
+ */
+export function transportError(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  const causes: string[] = [];
+  for (let c: unknown = error.cause; c instanceof Error && causes.length < 3; c = c.cause) {
+    const code = (c as { code?: unknown }).code;
+    causes.push(typeof code === "string" && !c.message.includes(code) ? `${c.message} (${code})` : c.message);
+  }
+  if (error.name === "TimeoutError") causes.push("the request's deadline passed");
+  return new Error(causes.length > 0 ? `${error.message}: ${causes.join(": ")}` : error.message, { cause: error });
+}
+
+/** What the engine itself said inside a stream, as opposed to a failure of the transport. */
+class EngineStreamError extends Error {}
+
+async function send(doFetch: FetchLike, target: string, init: RequestInit): Promise<Response> {
+  try {
+    return await doFetch(target, init);
+  } catch (error) {
+    throw transportError(error);
+  }
+}
+
 /** POSTs a chat completion and returns its JSON body; throws on a transport error, a non-2xx status or bad JSON. */
 export async function postChat(endpoint: EngineEndpoint, body: object, options: RequestOptions = {}): Promise<unknown> {
   const doFetch = options.fetch ?? fetch;
-  const res = await doFetch(url(endpoint, "/v1/chat/completions"), {
+  const res = await send(doFetch, url(endpoint, "/v1/chat/completions"), {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ ...body, model: endpoint.model }),
     signal: AbortSignal.timeout(options.timeoutMs ?? 600_000),
   });
-  const text = await res.text();
+  const text = await res.text().catch((error: unknown) => {
+    throw transportError(error);
+  });
   if (!res.ok) throw new Error(`engine answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
 }
@@ -39,7 +67,7 @@ export async function streamChat(
   options: RequestOptions = {},
 ): Promise<string> {
   const doFetch = options.fetch ?? fetch;
-  const res = await doFetch(url(endpoint, "/v1/chat/completions"), {
+  const res = await send(doFetch, url(endpoint, "/v1/chat/completions"), {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
     body: JSON.stringify({ ...body, model: endpoint.model, stream: true }),
@@ -49,20 +77,26 @@ export async function streamChat(
   const decoder = new TextDecoder();
   let buffer = "";
   let reply = "";
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline = buffer.indexOf("\n");
-    while (newline >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
-      newline = buffer.indexOf("\n");
-      if (!line.startsWith("data:")) continue;
-      const data = line.slice(5).trim();
-      if (data === "[DONE]") return reply;
-      const event = JSON.parse(data) as { choices?: { delta?: { content?: string | null } }[]; error?: unknown };
-      if (event.error) throw new Error(`engine streamed an error: ${JSON.stringify(event.error).slice(0, 300)}`);
-      reply += event.choices?.[0]?.delta?.content ?? "";
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let newline = buffer.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline).trim();
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf("\n");
+        if (!line.startsWith("data:")) continue;
+        const data = line.slice(5).trim();
+        if (data === "[DONE]") return reply;
+        const event = JSON.parse(data) as { choices?: { delta?: { content?: string | null } }[]; error?: unknown };
+        if (event.error)
+          throw new EngineStreamError(`engine streamed an error: ${JSON.stringify(event.error).slice(0, 300)}`);
+        reply += event.choices?.[0]?.delta?.content ?? "";
+      }
     }
+  } catch (error) {
+    // the engine's own words pass as they are; a transport failure mid-stream names its cause
+    throw error instanceof EngineStreamError ? error : transportError(error);
   }
   throw new Error("the stream ended without [DONE]");
 }
