@@ -6,14 +6,12 @@
  */
 import { copyFile, mkdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
+import { copySimEngineCorpus } from "@/lib/pods/agent/bundle/build-agent-bundle";
 import { NODE_BUNDLE_OPTIONS } from "@/lib/pods/agent/bundle/node-bundle-options";
-import { CORPUS_FILE, CORPUS_IDS_FILE } from "@/lib/sim-engine/model/corpus";
 import { BUNDLED_TOKENIZER_DIR, copyQwen3TokenizerFiles } from "@/lib/tokenizer/packaged-qwen3";
 
-const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const GATE_POWER_MODULE = "gate-power.mjs";
 
 async function buildGatePowerBundle(dir: string): Promise<void> {
@@ -26,9 +24,7 @@ async function buildGatePowerBundle(dir: string): Promise<void> {
   });
   // bundled, every `new URL("./file", import.meta.url)` and DEV_POOL_PATH (`data/dev.jsonl` beside the module that
   // names it) resolve beside the one module
-  for (const file of [CORPUS_FILE, CORPUS_IDS_FILE]) {
-    await copyFile(join(REPO_ROOT, "lib/sim-engine/model", file), join(dir, file));
-  }
+  await copySimEngineCorpus(dir);
   await copyQwen3TokenizerFiles(join(dir, BUNDLED_TOKENIZER_DIR));
   await copyFile(DEV_POOL_PATH, join(dir, "data", "dev.jsonl"));
 }

@@ -67,6 +67,13 @@ export async function buildAgentBundle(outDir: string, options: AgentBundleOptio
   if (options.node === "link") await symlink(process.execPath, join(outDir, "node"));
 }
 
+/** The toy model's corpus and its encoded ids into `dir`, where a bundle that holds the toy model reads them. */
+export async function copySimEngineCorpus(dir: string): Promise<void> {
+  for (const file of [CORPUS_FILE, CORPUS_IDS_FILE]) {
+    await copyFile(join(REPO_ROOT, "lib/sim-engine/model", file), join(dir, file));
+  }
+}
+
 /** The simulated engine as one ES module, with the files it reads beside it (its corpus and the corpus' ids). */
 export async function buildSimEngineBundle(dir: string): Promise<void> {
   await build({
@@ -75,9 +82,7 @@ export async function buildSimEngineBundle(dir: string): Promise<void> {
     outfile: join(dir, SIM_ENGINE_MODULE),
   });
   // the toy model reads its corpus and its encoded ids beside the module that names them: bundled, sim-engine.mjs
-  for (const file of [CORPUS_FILE, CORPUS_IDS_FILE]) {
-    await copyFile(join(REPO_ROOT, "lib/sim-engine/model", file), join(dir, file));
-  }
+  await copySimEngineCorpus(dir);
 }
 
 /**
