@@ -43,6 +43,35 @@ async function untilNothingRuns(): Promise<void> {
   }
 }
 
+type Prisma = ReturnType<typeof createPrismaClient>;
+const FINAL = ["scored", "failed", "void", "cancelled"] as const;
+const lastFinal = (prisma: Prisma) =>
+  prisma.evaluation.findFirst({
+    where: { status: { in: [...FINAL] }, submission: { split: "dev" } },
+    orderBy: { updatedAt: "desc" },
+    select: { id: true, status: true, gpuSeconds: true },
+  });
+/** A dev evaluation cancelled in the queue, for a run of this file alone (the other files' evaluations are final). */
+async function cancelledOne(prisma: Prisma) {
+  const account = await prisma.account.create({ data: { name: `page cache ${Date.now().toString(36)}` } });
+  const protocol = await prisma.protocolVersion.findFirstOrThrow({ select: { version: true } });
+  const submission = await prisma.submission.create({
+    data: {
+      accountId: account.id,
+      taskId: "qwen3-8b",
+      split: "dev",
+      protocolVersion: protocol.version,
+      engineSource: "repository",
+      engineUri: "example/engine",
+      kind: "ngram",
+    },
+  });
+  return prisma.evaluation.create({
+    data: { submissionId: submission.id, status: "cancelled", seed: 1, finishedAt: new Date() },
+    select: { id: true, status: true, gpuSeconds: true },
+  });
+}
+
 const csp = (r: APIResponse) => r.headersArray().filter((h) => h.name.toLowerCase() === "content-security-policy");
 
 test.describe("the rendered-page cache in front of the public pages", () => {
@@ -120,6 +149,44 @@ test.describe("the rendered-page cache in front of the public pages", () => {
       await expect(page.getByTestId("registration-state")).toContainText(wasOpen ? "open" : "closed");
     } finally {
       await reader.dispose();
+    }
+  });
+  test("a final evaluation's page is rendered ahead of its first reader, kept in PostgreSQL and served from there", async ({
+    arena,
+    playwright,
+  }) => {
+    test.setTimeout(120_000);
+    const prisma = createPrismaClient(readArenaInfo().databaseUrl);
+    const reader = await playwright.request.newContext({ baseURL: arena.url });
+    try {
+      const final = (await lastFinal(prisma)) ?? (await cancelledOne(prisma));
+      const { id, status } = final;
+      // a write to its row moves its page's version: whatever the web process held of it is of the version before
+      const { updatedAt } = await prisma.evaluation.update({
+        where: { id },
+        data: { gpuSeconds: final.gpuSeconds },
+        select: { updatedAt: true },
+      });
+      const version = `${status}@${updatedAt.getTime()}`;
+      // no reader asks for it: the web process's prerender renders and keeps it at the new version
+      await expect
+        .poll(async () => (await prisma.keptEvaluationPage.findUnique({ where: { evaluationId: id } }))?.version, {
+          timeout: 60_000,
+          intervals: [500],
+        })
+        .toBe(version);
+      const first = await reader.get(`/evaluations/${id}`);
+      expect(first.status()).toBe(200);
+      expect(first.headers()[CACHE]).toBe("kept");
+      expect(await first.text()).toMatch(/^<!DOCTYPE html>/i);
+      expect(csp(first)).toHaveLength(1);
+      expect(first.headers()["content-type"]).toContain("text/html");
+      const again = await reader.get(`/evaluations/${id}`);
+      expect(again.headers()[CACHE]).toBe("hit");
+      expect(await again.text()).toBe(await first.text());
+    } finally {
+      await reader.dispose();
+      await prisma.$disconnect();
     }
   });
   test("GET /api/protocol is the document rendered at build time, sent as it is, never compressed again per answer", async ({

@@ -18,6 +18,11 @@ const envSchema = z.object({
   PAGE_RENDER_ORIGIN: z.string().url().optional(),
   /** The rendered-page cache for readers who are not signed in: "off" renders every answer. */
   PAGE_CACHE: z.enum(["on", "off"]).default("on"),
+  /**
+   * Whether the web process renders each final evaluation's page soon after its final move and keeps it in PostgreSQL
+   * (lib/page-cache/prerender-final-pages.ts), so that a reader's first read is a read; "off": first reads render.
+   */
+  PAGE_PRERENDER: z.enum(["on", "off"]).default("on"),
   /** How participants reach the operators for a token while registration is closed: an email address or a URL. */
   OPERATORS_CONTACT: z.string().trim().min(1).optional(),
   POD_BACKEND: z.enum(["local", "kubernetes"]).default("local"),

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import type { PageTarget } from "./page-target";
@@ -13,11 +14,26 @@ import { type PageCacheDeps, RENDER_HEADER } from "./serve-page";
 interface Shared {
   pages: RenderedPages;
   key: string;
+  /** When a reader last asked for a cacheable page (performance.now()): the prerender yields to readers. */
+  readerAt: number;
 }
 const slot = globalThis as typeof globalThis & { __arenaPageCache?: Shared };
 function shared(): Shared {
-  slot.__arenaPageCache ??= { pages: new RenderedPages(), key: randomUUID() };
+  slot.__arenaPageCache ??= { pages: new RenderedPages(), key: randomUUID(), readerAt: -Infinity };
   return slot.__arenaPageCache;
+}
+
+/** The kept page's own headers, as JSON, on the kept-page route's answer. */
+export const KEPT_HEADERS_HEADER = "x-arena-kept-headers";
+
+/** Milliseconds since a reader last asked for a page through the cache. */
+export function sinceLastReader(): number {
+  return performance.now() - shared().readerAt;
+}
+
+/** The page kept in this process for `path` at `version`, if any. */
+export function heldPage(path: string, version: string): RenderedPage | null {
+  return shared().pages.get(path, version);
 }
 
 /** Whether a request to the version route comes from this process's page cache. */
@@ -39,7 +55,8 @@ const DROPPED = new Set([
 const origin = () => env().PAGE_RENDER_ORIGIN ?? `http://127.0.0.1:${env().PORT}`;
 let warned = false;
 
-async function render(path: string): Promise<RenderedPage | null> {
+/** The app's own answer for a public page, as a reader who is not signed in gets it; null: not a page to keep. */
+export async function renderPage(path: string): Promise<RenderedPage | null> {
   const response = await fetch(`${origin()}${path}`, {
     headers: { [RENDER_HEADER]: shared().key, accept: "text/html", "accept-encoding": "identity" },
     redirect: "manual",
@@ -52,6 +69,22 @@ async function render(path: string): Promise<RenderedPage | null> {
     if (!DROPPED.has(name)) headers.push([name, value]);
   });
   return { status: 200, headers, body };
+}
+
+const headerPairs = z.array(z.tuple([z.string(), z.string()]));
+
+async function kept(target: PageTarget, version: string): Promise<RenderedPage | null> {
+  if (target.kind !== "evaluation") return null;
+  const path = targetPath(target);
+  const query = `path=${encodeURIComponent(path)}&version=${encodeURIComponent(version)}`;
+  const response = await fetch(`${origin()}/api/internal/kept-page?${query}`, {
+    headers: { [RENDER_HEADER]: shared().key, "accept-encoding": "identity" },
+    cache: "no-store",
+  });
+  if (response.status === 204) return null;
+  if (response.status !== 200) throw new Error(`kept page: HTTP ${response.status}`);
+  const headers = headerPairs.parse(JSON.parse(response.headers.get(KEPT_HEADERS_HEADER) ?? "[]"));
+  return { status: 200, headers, body: new Uint8Array(await response.arrayBuffer()) };
 }
 
 async function askVersion(path: string): Promise<string | null> {
@@ -77,6 +110,7 @@ const asked = new Map<string, { at: number; version: Promise<string | null> }>()
 function version(target: PageTarget): Promise<string | null> {
   const path = targetPath(target);
   const now = performance.now();
+  shared().readerAt = now;
   const held = asked.get(path);
   if (held && now - held.at < VERSION_FRESH_MS) return held.version;
   const question = askVersion(path);
@@ -92,10 +126,10 @@ function version(target: PageTarget): Promise<string | null> {
 export function appPageCache(): PageCacheDeps | null {
   if (env().PAGE_CACHE === "off") return null;
   const guard =
-    <A, T>(f: (a: A) => Promise<T | null>) =>
-    async (a: A): Promise<T | null> => {
+    <A extends unknown[], T>(f: (...a: A) => Promise<T | null>) =>
+    async (...a: A): Promise<T | null> => {
       try {
-        return await f(a);
+        return await f(...a);
       } catch (error) {
         if (!warned) {
           warned = true;
@@ -107,5 +141,5 @@ export function appPageCache(): PageCacheDeps | null {
         return null;
       }
     };
-  return { pages: shared().pages, version: guard(version), render: guard(render) };
+  return { pages: shared().pages, version: guard(version), render: guard(renderPage), kept: guard(kept) };
 }

@@ -8,6 +8,7 @@ import {
   type PageRequest,
   RENDER_HEADER,
   servePage,
+  TIMING_HEADER,
 } from "./serve-page";
 
 const url = (path: string) => new URL(path, "http://arena.test");
@@ -160,5 +161,37 @@ describe("a public page answered through the cache", () => {
       expect(await r.text()).toBe("<html>board</html>");
     }
     expect(pages.heldBytes).toBe(plain.byteLength);
+  });
+});
+
+describe("a final evaluation's page kept outside the process", () => {
+  it("is served from what was kept at its version without a render, then held; a page kept at another version is not", async () => {
+    const rendered: string[] = [];
+    const asked: string[] = [];
+    let version = "scored@1";
+    const d: PageCacheDeps = {
+      pages: new RenderedPages(),
+      version: async () => version,
+      render: async (path) => {
+        rendered.push(path);
+        return html(`${path} rendered at ${version}`);
+      },
+      kept: async (target, at) => {
+        asked.push(`${targetPath(target)} ${at}`);
+        return at === "scored@1" ? html("kept at scored@1") : null;
+      },
+    };
+    const read = async () => {
+      const r = (await servePage(request("/evaluations/e1"), d))!;
+      return [r.headers.get(CACHE_HEADER), await r.text(), r.headers.get(TIMING_HEADER)?.split(", ")[1]?.split(";")[0]];
+    };
+    expect(await read()).toEqual(["kept", "kept at scored@1", "kept"]);
+    expect(await read()).toEqual(["hit", "kept at scored@1", undefined]);
+    expect(rendered).toEqual([]);
+    // a refund writes the row: what was kept is of the old version, so the reader gets a render
+    version = "void@2";
+    expect(await read()).toEqual(["miss", "/evaluations/e1 rendered at void@2", "render"]);
+    expect(asked).toEqual(["/evaluations/e1 scored@1", "/evaluations/e1 void@2"]);
+    expect(rendered).toEqual(["/evaluations/e1"]);
   });
 });

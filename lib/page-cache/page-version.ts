@@ -2,7 +2,15 @@ import { activityVersion, boardVersion } from "@/lib/board/board-version";
 import { db } from "@/lib/db/client";
 import type { PageTarget } from "./page-target";
 
-const FINAL = new Set(["scored", "failed", "void", "cancelled"]);
+/** The states an evaluation never leaves: only their pages are kept. */
+export const FINAL_STATUSES = ["scored", "failed", "void", "cancelled"] as const;
+const FINAL = new Set<string>(FINAL_STATUSES);
+
+/** A final evaluation page's version: its own row's state and last write, and for a test result the boards'. */
+export function evaluationPageVersion(row: { status: string; updatedAt: Date; split: string }, board: string): string {
+  const own = `${row.status}@${row.updatedAt.getTime()}`;
+  return row.split === "test" ? `${own}|${board}` : own;
+}
 
 async function settingsVersion(): Promise<string> {
   const [row] = await db().$queryRaw<{ latest: Date | null; n: number }[]>`
@@ -39,8 +47,11 @@ export async function pageVersion(target: PageTarget): Promise<string | null> {
         select: { status: true, updatedAt: true, submission: { select: { split: true } } },
       });
       if (!row || !FINAL.has(row.status)) return null;
-      const own = `${row.status}@${row.updatedAt.getTime()}`;
-      return row.submission.split === "test" ? `${own}|${await boardVersion(client)}` : own;
+      const split = row.submission.split;
+      return evaluationPageVersion(
+        { status: row.status, updatedAt: row.updatedAt, split },
+        split === "test" ? await boardVersion(client) : "",
+      );
     }
   }
 }

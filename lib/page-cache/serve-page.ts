@@ -3,7 +3,10 @@ import type { RenderedPage, RenderedPages } from "./rendered-pages";
 
 /** A request the app renders itself, not from the cache: the cache's own renders carry it. */
 export const RENDER_HEADER = "x-arena-render";
-/** `hit`, `miss` (rendered for this reader and kept) or `bypass`: which way a public page was answered. */
+/**
+ * `hit` (kept in this process), `kept` (a final evaluation's page read from the pages kept in PostgreSQL) or `miss`
+ * (rendered for this reader and kept): which way a public page was answered.
+ */
 export const CACHE_HEADER = "x-arena-page-cache";
 /** How long the cache took over the answer: the version question, and the render on a miss (ms). */
 export const TIMING_HEADER = "x-arena-page-timing";
@@ -25,7 +28,12 @@ export interface PageCacheDeps {
   version(target: PageTarget): Promise<string | null>;
   /** The app's own answer for a path (RENDER_HEADER set); null when it is not a page to keep. */
   render(path: string): Promise<RenderedPage | null>;
+  /** A final evaluation's page kept at `version` outside this process (kept-pages.ts), or null: render it. */
+  kept?(target: PageTarget, version: string): Promise<RenderedPage | null>;
 }
+
+/** Pages that came from `kept` rather than a render: their answers say so. */
+const fromKept = new WeakSet<RenderedPage>();
 
 export interface PageRequest {
   method: string;
@@ -43,7 +51,7 @@ export function cacheableTarget(request: PageRequest): PageTarget | null {
   return pageTarget(request.url);
 }
 
-function answer(page: RenderedPage, request: PageRequest, how: "hit" | "miss", timing: string): Response {
+function answer(page: RenderedPage, request: PageRequest, how: "hit" | "kept" | "miss", timing: string): Response {
   const headers = new Headers(page.headers);
   headers.set(CACHE_HEADER, how);
   headers.set(TIMING_HEADER, timing);
@@ -66,7 +74,13 @@ export async function servePage(request: PageRequest, deps: PageCacheDeps): Prom
   const kept = deps.pages.get(key, version);
   if (kept) return answer(kept, request, "hit", versionMs);
   const t1 = performance.now();
-  const rendered = await deps.pages.fill(key, version, () => deps.render(key));
-  const timing = `${versionMs}, render;dur=${(performance.now() - t1).toFixed(1)}`;
-  return rendered ? answer(rendered, request, "miss", timing) : null;
+  const rendered = await deps.pages.fill(key, version, async () => {
+    const kept = deps.kept ? await deps.kept(target, version) : null;
+    if (kept) fromKept.add(kept);
+    return kept ?? deps.render(key);
+  });
+  if (!rendered) return null;
+  const how = fromKept.has(rendered) ? "kept" : "miss";
+  const timing = `${versionMs}, ${how === "kept" ? "kept" : "render"};dur=${(performance.now() - t1).toFixed(1)}`;
+  return answer(rendered, request, how, timing);
 }

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemoBoard } from "@/lib/board/demo/demo-board";
+import { db } from "@/lib/db/client";
+import { packDirectory } from "@/lib/engine-archive/pack-directory";
+import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
+import { createSubmission } from "@/lib/submissions/create-submission";
+import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
+import { issueToken } from "@/lib/tokens/issue-token";
+import { keepPage, readKeptPage } from "./kept-pages";
+import { pageVersion } from "./page-version";
+import { staleFinalPages } from "./stale-final-pages";
+
+let context: ArenaTestContext;
+let demoIds: string[];
+let queuedId: string;
+
+beforeAll(async () => {
+  context = await setupArenaTestContext();
+  demoIds = await seedDemoBoard(db());
+  const issued = await issueToken({ accountName: "kept page reader" });
+  const inline = (await packDirectory("lib/sim-engine/engines/stock")).toString("base64");
+  const body = { task_id: "qwen3-8b", split: "dev", engine: { inline }, solution: { method: "m", kind: "ngram" } };
+  const created = await createSubmission({ accountId: issued.accountId, kind: "participant" }, body, {
+    enqueue: async () => {},
+  });
+  queuedId = created.evaluationId;
+});
+
+afterAll(async () => {
+  await context?.teardown();
+});
+
+const versionOf = async (id: string) => pageVersion({ kind: "evaluation", id });
+const html = (text: string) => ({
+  status: 200,
+  headers: [
+    ["content-type", "text/html; charset=utf-8"],
+    ["content-security-policy", "default-src 'self'"],
+  ] as [string, string][],
+  body: new TextEncoder().encode(text.repeat(200)),
+});
+const splitOf = async (id: string) =>
+  (await db().evaluation.findUniqueOrThrow({ where: { id }, select: { submission: { select: { split: true } } } }))
+    .submission.split;
+
+describe("final evaluations' pages kept in PostgreSQL", () => {
+  it("lists every final evaluation's page not kept, at the version the page cache asks for; never a running one", async () => {
+    const stale = await staleFinalPages(1000);
+    expect(stale.map((p) => p.evaluationId).sort()).toEqual([...demoIds].sort());
+    expect(stale.some((p) => p.evaluationId === queuedId)).toBe(false);
+    for (const p of stale) expect(p.version).toBe(await versionOf(p.evaluationId));
+    expect(await staleFinalPages(2)).toHaveLength(2);
+  });
+
+  it("serves a kept page only at its version, as it was rendered, and lists it again once its version moves", async () => {
+    for (const p of await staleFinalPages(1000)) await keepPage(p.evaluationId, p.version, html(p.evaluationId));
+    expect(await staleFinalPages(1000)).toEqual([]);
+
+    const [id] = demoIds as [string];
+    const version = (await versionOf(id))!;
+    const kept = await readKeptPage(id, version);
+    expect(new TextDecoder().decode(kept!.body)).toBe(id.repeat(200));
+    expect(kept!.headers).toEqual(html(id).headers);
+    expect(await readKeptPage(id, `${version}x`)).toBeNull();
+    const stored = await db().keptEvaluationPage.findUniqueOrThrow({ where: { evaluationId: id } });
+    expect(stored.body.byteLength).toBeLessThan(html(id).body.byteLength / 4);
+
+    // a write to one evaluation's row (a refund): its page is due again, at the version now asked for, and, the
+    // boards' last write having moved, every test result's page (its dev/test gap reads the scores)
+    const testIds: string[] = [];
+    const devIds: string[] = [];
+    for (const d of demoIds) ((await splitOf(d)) === "test" ? testIds : devIds).push(d);
+    expect(testIds.length * devIds.length).toBeGreaterThan(0);
+    const dev = devIds[0]!;
+    await db().evaluation.update({ where: { id: dev }, data: { refunded: true } });
+    const due = await staleFinalPages(1000);
+    expect(due.map((p) => p.evaluationId).sort()).toEqual([dev, ...testIds].sort());
+    for (const p of due) expect(p.version).toBe(await versionOf(p.evaluationId));
+    for (const p of due) await keepPage(p.evaluationId, p.version, html(p.evaluationId));
+    expect(await staleFinalPages(1000)).toEqual([]);
+
+    // a new score moves the boards: every test result's page (its dev/test gap reads the scores) is due again
+    await moveEvaluation(queuedId, "scored", { data: { specscore: 1.2, result: { score: 1.2 } } });
+    const afterScore = await staleFinalPages(1000);
+    expect(afterScore.map((p) => p.evaluationId).sort()).toEqual([...testIds, queuedId].sort());
+    for (const p of afterScore) expect(p.version).toBe(await versionOf(p.evaluationId));
+  });
+});
