@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as keptPageRoute } from "@/app/api/internal/kept-page/route";
+import { GET as pageVersionRoute } from "@/app/api/internal/page-version/route";
 import { seedDemoBoard } from "@/lib/board/demo/demo-board";
 import { db } from "@/lib/db/client";
 import { packDirectory } from "@/lib/engine-archive/pack-directory";
@@ -6,8 +8,10 @@ import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
 import { createSubmission } from "@/lib/submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
 import { issueToken } from "@/lib/tokens/issue-token";
+import { appPageCache, KEPT_HEADERS_HEADER } from "./app-page-cache";
 import { keepPage, readKeptPage } from "./kept-pages";
 import { pageVersion } from "./page-version";
+import { RENDER_HEADER } from "./serve-page";
 import { staleFinalPages } from "./stale-final-pages";
 
 let context: ArenaTestContext;
@@ -84,5 +88,43 @@ describe("final evaluations' pages kept in PostgreSQL", () => {
     const afterScore = await staleFinalPages(1000);
     expect(afterScore.map((p) => p.evaluationId).sort()).toEqual([...testIds, queuedId].sort());
     for (const p of afterScore) expect(p.version).toBe(await versionOf(p.evaluationId));
+  });
+
+  it("answers only this process's page cache, which its API limit per address never stops (it asks per page)", async () => {
+    appPageCache();
+    const key = (globalThis as { __arenaPageCache?: { key: string } }).__arenaPageCache!.key;
+    const [id] = demoIds as [string];
+    const version = (await versionOf(id))!;
+    await keepPage(id, version, html(id));
+    const path = encodeURIComponent(`/evaluations/${id}`);
+    const ask = (
+      route: typeof keptPageRoute,
+      query: string,
+      headers: Record<string, string> = { [RENDER_HEADER]: key },
+    ) => route(new Request(`http://127.0.0.1/api/internal/x?${query}`, { headers }));
+
+    const stranger = await ask(keptPageRoute, `path=${path}&version=${version}`, { [RENDER_HEADER]: "guess" });
+    expect(stranger.status).toBe(404);
+    expect(await stranger.json()).toEqual({ error: { code: "not_found", message: "no such route" } });
+
+    const kept = await ask(keptPageRoute, `path=${path}&version=${encodeURIComponent(version)}`);
+    expect(kept.status).toBe(200);
+    expect(new TextDecoder().decode(await kept.arrayBuffer())).toBe(id.repeat(200));
+    expect(JSON.parse(kept.headers.get(KEPT_HEADERS_HEADER)!)).toEqual(html(id).headers);
+    expect((await ask(keptPageRoute, `path=${path}&version=other`)).status).toBe(204);
+    expect((await ask(keptPageRoute, "path=%2F&version=v")).status).toBe(400);
+
+    // more questions than API_REQUESTS_PER_MINUTE_PER_ADDRESS (600) from the one address: none is refused
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 350; i++) {
+      for (const answer of await Promise.all([
+        ask(pageVersionRoute, `path=${path}`),
+        ask(keptPageRoute, `path=${path}&version=${encodeURIComponent(version)}`),
+      ])) {
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        await answer.arrayBuffer();
+      }
+    }
+    expect([...statuses]).toEqual([[200, 700]]);
   });
 });

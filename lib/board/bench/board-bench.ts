@@ -82,6 +82,7 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
   const cold = performance.now() - t0;
   await warm(t);
   const times: number[] = [];
+  const answered = new Map<string, number>();
   let next = 1;
   const wall0 = performance.now();
   await Promise.all(
@@ -91,8 +92,9 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
       while (next <= args.requests) {
         const i = next++;
         const a = performance.now();
-        await t.read(i);
+        const how = await t.read(i);
         times.push(performance.now() - a);
+        if (typeof how === "string") answered.set(how, (answered.get(how) ?? 0) + 1);
         if (thinkMs > 0) await pause(Math.random() * 2 * thinkMs);
       }
     }),
@@ -101,7 +103,7 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
   times.sort((a, b) => a - b);
   const p95 = quantile(times, 95);
   console.log(
-    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms (target < ${t.targetMs} ms: ${p95 < t.targetMs ? "met" : "NOT met"})  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s`,
+    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms (target < ${t.targetMs} ms: ${p95 < t.targetMs ? "met" : "NOT met"})  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s${answered.size ? `  (${[...answered].map(([how, n]) => `${n} ${how}`).join(", ")})` : ""}`,
   );
 }
 
@@ -123,12 +125,14 @@ async function evaluationIds(): Promise<string[]> {
  * answer on two busy cores). Keep-alive connections, one per reader, as browsers keep theirs.
  */
 const agent = new Agent({ connections: args.readers, keepAliveTimeout: 30_000 });
-async function httpGet(url: string): Promise<void> {
+/** Resolves to how the page cache answered (its x-arena-page-cache header; `app` where it did not). */
+async function httpGet(url: string): Promise<string> {
   const res = await request(url, { dispatcher: agent, headers: { "accept-encoding": "gzip, deflate, br" } });
   for await (const _ of res.body) {
     // drained
   }
   if (res.statusCode !== 200) throw new Error(`${url}: HTTP ${res.statusCode}`);
+  return String(res.headers["x-arena-page-cache"] ?? "app");
 }
 
 // The arena's modules are loaded only for what is measured: `--url --only /api/protocol` needs no database (and

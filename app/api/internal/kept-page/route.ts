@@ -1,8 +1,8 @@
 import { AppError } from "@/lib/http/app-error";
-import { withErrors } from "@/lib/http/with-token";
-import { isPageCacheCaller, KEPT_HEADERS_HEADER } from "@/lib/page-cache/app-page-cache";
+import { KEPT_HEADERS_HEADER } from "@/lib/page-cache/app-page-cache";
 import { readKeptPage } from "@/lib/page-cache/kept-pages";
 import { pageTarget } from "@/lib/page-cache/page-target";
+import { withPageCacheCaller } from "@/lib/page-cache/with-page-cache-caller";
 
 export const dynamic = "force-dynamic";
 
@@ -10,8 +10,7 @@ export const dynamic = "force-dynamic";
  * The page cache's read of a final evaluation's kept page, from inside this process only: the HTML at that version
  * with its headers (as JSON in one header), or 204 when none is kept at it.
  */
-export const GET = withErrors(async (request: Request) => {
-  if (!isPageCacheCaller(request.headers)) throw new AppError({ code: "not_found", message: "no such route" });
+export const GET = withPageCacheCaller(async (request: Request) => {
   const params = new URL(request.url).searchParams;
   const path = params.get("path") ?? "";
   const version = params.get("version") ?? "";
