@@ -82,7 +82,7 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
   const cold = performance.now() - t0;
   await warm(t);
   const times: number[] = [];
-  const answered = new Map<string, number>();
+  const answered = new Map<string, number[]>();
   let next = 1;
   const wall0 = performance.now();
   await Promise.all(
@@ -94,7 +94,7 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
         const a = performance.now();
         const how = await t.read(i);
         times.push(performance.now() - a);
-        if (typeof how === "string") answered.set(how, (answered.get(how) ?? 0) + 1);
+        if (typeof how === "string") answered.set(how, [...(answered.get(how) ?? []), performance.now() - a]);
         if (thinkMs > 0) await pause(Math.random() * 2 * thinkMs);
       }
     }),
@@ -103,7 +103,7 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
   times.sort((a, b) => a - b);
   const p95 = quantile(times, 95);
   console.log(
-    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms (target < ${t.targetMs} ms: ${p95 < t.targetMs ? "met" : "NOT met"})  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s${answered.size ? `  (${[...answered].map(([how, n]) => `${n} ${how}`).join(", ")})` : ""}`,
+    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms (target < ${t.targetMs} ms: ${p95 < t.targetMs ? "met" : "NOT met"})  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s${answered.size ? `  (${[...answered].map(([how, ms]) => `${ms.length} ${how}${answered.size > 1 ? ` p95 ${quantile(ms.sort((x, y) => x - y), 95).toFixed(1)} ms` : ""}`).join(", ")})` : ""}`,
   );
 }
 
