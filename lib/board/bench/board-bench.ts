@@ -103,7 +103,23 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
   times.sort((a, b) => a - b);
   const p95 = quantile(times, 95);
   console.log(
-    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms (target < ${t.targetMs} ms: ${p95 < t.targetMs ? "met" : "NOT met"})  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s${answered.size ? `  (${[...answered].map(([how, ms]) => `${ms.length} ${how}${answered.size > 1 ? ` p95 ${quantile(ms.sort((x, y) => x - y), 95).toFixed(1)} ms` : ""}`).join(", ")})` : ""}`,
+    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms (target < ${t.targetMs} ms: ${p95 < t.targetMs ? "met" : "NOT met"})  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s${
+      answered.size
+        ? `  (${[...answered]
+            .map(
+              ([how, ms]) =>
+                `${ms.length} ${how}${
+                  answered.size > 1
+                    ? ` p95 ${quantile(
+                        ms.sort((x, y) => x - y),
+                        95,
+                      ).toFixed(1)} ms`
+                    : ""
+                }`,
+            )
+            .join(", ")})`
+        : ""
+    }`,
   );
 }
 
