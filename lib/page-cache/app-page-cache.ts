@@ -25,6 +25,8 @@ function shared(): Shared {
 
 /** The kept page's own headers, as JSON, on the kept-page route's answer. */
 export const KEPT_HEADERS_HEADER = "x-arena-kept-headers";
+/** The page's version now, as JSON (a string or null), on the kept-page route's answer when none was given. */
+export const KEPT_VERSION_HEADER = "x-arena-kept-version";
 
 /** Milliseconds since a reader last asked for a page through the cache. */
 export function sinceLastReader(): number {
@@ -73,21 +75,50 @@ export async function renderPage(path: string): Promise<RenderedPage | null> {
 
 const headerPairs = z.array(z.tuple([z.string(), z.string()]));
 
-async function kept(target: PageTarget, version: string): Promise<RenderedPage | null> {
-  if (target.kind !== "evaluation") return null;
-  const path = targetPath(target);
-  const query = `path=${encodeURIComponent(path)}&version=${encodeURIComponent(version)}`;
+async function askKept(
+  path: string,
+  version?: string,
+): Promise<{ version?: string | null; page: RenderedPage | null }> {
+  const query = `path=${encodeURIComponent(path)}${version === undefined ? "" : `&version=${encodeURIComponent(version)}`}`;
   const response = await fetch(`${origin()}/api/internal/kept-page?${query}`, {
     headers: { [RENDER_HEADER]: shared().key, "accept-encoding": "identity" },
     cache: "no-store",
   });
-  if (response.status === 204) return null;
-  if (response.status !== 200) throw new Error(`kept page: HTTP ${response.status}`);
+  if (response.status !== 200 && response.status !== 204) throw new Error(`kept page: HTTP ${response.status}`);
+  const now = response.headers.get(KEPT_VERSION_HEADER);
+  const at = now === null ? undefined : z.string().nullable().parse(JSON.parse(now));
+  if (response.status === 204) return { version: at, page: null };
   const headers = headerPairs.parse(JSON.parse(response.headers.get(KEPT_HEADERS_HEADER) ?? "[]"));
-  return { status: 200, headers, body: new Uint8Array(await response.arrayBuffer()) };
+  return { version: at, page: { status: 200, headers, body: new Uint8Array(await response.arrayBuffer()) } };
 }
 
-async function askVersion(path: string): Promise<string | null> {
+/** Kept pages that came with their version's question (a first read's), for the `kept` that follows it. */
+const arrived = new Map<string, { version: string; page: RenderedPage }>();
+
+async function kept(target: PageTarget, version: string): Promise<RenderedPage | null> {
+  if (target.kind !== "evaluation") return null;
+  const path = targetPath(target);
+  const came = arrived.get(path);
+  arrived.delete(path);
+  if (came?.version === version) return came.page;
+  return (await askKept(path, version)).page;
+}
+
+/**
+ * A page's version now. An evaluation's is asked with its kept page in one question, unless this process holds the
+ * page (then only the version is asked): a first read then costs one request to the app, one query's time.
+ */
+async function askVersion(target: PageTarget, path: string): Promise<string | null> {
+  if (target.kind === "evaluation" && !shared().pages.holds(path)) {
+    const { version, page } = await askKept(path);
+    if (version === undefined) throw new Error("kept page: no version in its answer");
+    if (page && version !== null) {
+      // a page whose read never followed (another reader's render of it was under way) is not kept here for long
+      if (arrived.size >= 64) arrived.delete(arrived.keys().next().value as string);
+      arrived.set(path, { version, page });
+    }
+    return version;
+  }
   const response = await fetch(`${origin()}/api/internal/page-version?path=${encodeURIComponent(path)}`, {
     headers: { [RENDER_HEADER]: shared().key },
     cache: "no-store",
@@ -113,7 +144,7 @@ function version(target: PageTarget): Promise<string | null> {
   shared().readerAt = now;
   const held = asked.get(path);
   if (held && now - held.at < VERSION_FRESH_MS) return held.version;
-  const question = askVersion(path);
+  const question = askVersion(target, path);
   const entry = { at: now, version: question };
   asked.set(path, entry);
   question.catch(() => {

@@ -8,7 +8,7 @@ import { moveEvaluation } from "@/lib/evaluations/move-evaluation";
 import { createSubmission } from "@/lib/submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
 import { issueToken } from "@/lib/tokens/issue-token";
-import { appPageCache, KEPT_HEADERS_HEADER } from "./app-page-cache";
+import { appPageCache, KEPT_HEADERS_HEADER, KEPT_VERSION_HEADER } from "./app-page-cache";
 import { keepPage, readKeptPage } from "./kept-pages";
 import { pageVersion } from "./page-version";
 import { RENDER_HEADER } from "./serve-page";
@@ -17,6 +17,7 @@ import { staleFinalPages } from "./stale-final-pages";
 let context: ArenaTestContext;
 let demoIds: string[];
 let queuedId: string;
+let liveId: string;
 
 beforeAll(async () => {
   context = await setupArenaTestContext();
@@ -28,6 +29,9 @@ beforeAll(async () => {
     enqueue: async () => {},
   });
   queuedId = created.evaluationId;
+  liveId = (
+    await createSubmission({ accountId: issued.accountId, kind: "participant" }, body, { enqueue: async () => {} })
+  ).evaluationId;
 });
 
 afterAll(async () => {
@@ -112,6 +116,18 @@ describe("final evaluations' pages kept in PostgreSQL", () => {
     expect(new TextDecoder().decode(await kept.arrayBuffer())).toBe(id.repeat(200));
     expect(JSON.parse(kept.headers.get(KEPT_HEADERS_HEADER)!)).toEqual(html(id).headers);
     expect((await ask(keptPageRoute, `path=${path}&version=other`)).status).toBe(204);
+    // without a version: the page at its version now, the version beside it (null for an evaluation not final)
+    const now = await ask(keptPageRoute, `path=${path}`);
+    expect(now.status).toBe(200);
+    expect(JSON.parse(now.headers.get(KEPT_VERSION_HEADER)!)).toBe(version);
+    expect(new TextDecoder().decode(await now.arrayBuffer())).toBe(id.repeat(200));
+    const live = await ask(keptPageRoute, `path=${encodeURIComponent(`/evaluations/${liveId}`)}`);
+    expect([live.status, live.headers.get(KEPT_VERSION_HEADER)]).toEqual([204, "null"]);
+    await db().evaluation.update({ where: { id }, data: { refunded: true } });
+    const moved = await ask(keptPageRoute, `path=${path}`);
+    expect([moved.status, JSON.parse(moved.headers.get(KEPT_VERSION_HEADER)!)]).toEqual([204, await versionOf(id)]);
+    const current = (await versionOf(id))!;
+    await keepPage(id, current, html(id));
     expect((await ask(keptPageRoute, "path=%2F&version=v")).status).toBe(400);
 
     // more questions than API_REQUESTS_PER_MINUTE_PER_ADDRESS (600) from the one address: none is refused
@@ -119,7 +135,7 @@ describe("final evaluations' pages kept in PostgreSQL", () => {
     for (let i = 0; i < 350; i++) {
       for (const answer of await Promise.all([
         ask(pageVersionRoute, `path=${path}`),
-        ask(keptPageRoute, `path=${path}&version=${encodeURIComponent(version)}`),
+        ask(keptPageRoute, `path=${path}&version=${encodeURIComponent(current)}`),
       ])) {
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         await answer.arrayBuffer();

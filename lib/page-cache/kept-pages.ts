@@ -11,15 +11,24 @@ const headerPairs = (value: unknown): [string, string][] =>
       )
     : [];
 
-/** A final evaluation's page as kept at `version`, or null when none is kept at that version. */
-export async function readKeptPage(evaluationId: string, version: string, client: PrismaClient = db()) {
-  const row = await client.keptEvaluationPage.findUnique({
-    where: { evaluationId },
-    select: { version: true, headers: true, body: true },
-  });
-  if (!row || row.version !== version) return null;
-  const page: RenderedPage = { status: 200, headers: headerPairs(row.headers), body: gunzipSync(row.body) };
-  return page;
+/**
+ * A final evaluation's page as kept at `version`, or null when none is kept at that version. `version` may be a
+ * promise: the row is read meanwhile.
+ */
+export async function readKeptPage(
+  evaluationId: string,
+  version: string | null | Promise<string | null>,
+  client: PrismaClient = db(),
+): Promise<RenderedPage | null> {
+  const [row, at] = await Promise.all([
+    client.keptEvaluationPage.findUnique({
+      where: { evaluationId },
+      select: { version: true, headers: true, body: true },
+    }),
+    version,
+  ]);
+  if (!row || at === null || row.version !== at) return null;
+  return { status: 200, headers: headerPairs(row.headers), body: gunzipSync(row.body) };
 }
 
 /**

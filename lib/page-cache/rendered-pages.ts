@@ -34,6 +34,11 @@ export class RenderedPages {
     return this.bytes;
   }
 
+  /** Whether a page is kept for `key`, at any version. */
+  holds(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** The page kept for `key` at `version`, refreshed as the most recently served. */
   get(key: string, version: string): RenderedPage | null {
     const entry = this.entries.get(key);
