@@ -9,6 +9,7 @@ const record = (over: Partial<TimedRecordFields>): TimedRecordFields => ({
   tools: [],
   text: "hello",
   outputTokens: 1,
+  finishReason: "stop",
   counted: true,
   ...over,
 });
@@ -18,7 +19,7 @@ describe("adapters from judge records", () => {
     record({}),
     record({ pass: "warmup" }),
     record({ counted: false, turn: 3 }),
-    record({ pass: 1, outputTokens: 9 }),
+    record({ pass: 1, outputTokens: 9, finishReason: "length" }),
   ];
 
   it("keys answered timed replies for pairing and leaves out the warm-up and failures", () => {
@@ -28,10 +29,10 @@ describe("adapters from judge records", () => {
     ]);
   });
 
-  it("gives each answered reply after its conversation", () => {
+  it("gives each answered reply after its conversation, with how the engine ended it", () => {
     expect(sampledConversations(records)).toEqual([
-      { messages: [{ role: "user", content: "hi" }], tools: [], reply: "hello" },
-      { messages: [{ role: "user", content: "hi" }], tools: [], reply: "hello" },
+      { messages: [{ role: "user", content: "hi" }], tools: [], reply: "hello", finishReason: "stop" },
+      { messages: [{ role: "user", content: "hi" }], tools: [], reply: "hello", finishReason: "length" },
     ]);
   });
 });

@@ -11,6 +11,7 @@ export interface TimedRecordFields {
   tools: readonly ToolSchema[];
   text: string;
   outputTokens: number;
+  finishReason: string | null;
   counted: boolean;
 }
 
@@ -24,5 +25,10 @@ export function replyLengths(records: readonly TimedRecordFields[]): ReplyLength
 
 /** The answered timed replies after their conversations, ready to be drawn and scored. */
 export function sampledConversations(records: readonly TimedRecordFields[]): ConversationForCheck[] {
-  return timed(records).map((r) => ({ messages: r.messages, tools: r.tools, reply: r.text }));
+  return timed(records).map((r) => ({
+    messages: r.messages,
+    tools: r.tools,
+    reply: r.text,
+    finishReason: r.finishReason,
+  }));
 }

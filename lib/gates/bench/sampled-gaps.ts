@@ -11,7 +11,7 @@ import { ChatTemplate } from "@/lib/tokenizer/chat-template";
 import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import type { ConversationForCheck } from "../driver/check-context";
 import { runCheck } from "../driver/check-run";
-import { streamChat } from "../driver/openai-client";
+import { streamChatReply } from "../driver/openai-client";
 import { scoreSampledReplies } from "../driver/score-texts";
 import type { ReplyScore } from "../judge-evaluation";
 import { gapOf, gapPasses } from "../stats/equivalence";
@@ -41,7 +41,7 @@ async function sample(engine: SimEngine, offset: number): Promise<ConversationFo
   const endpoint = { baseUrl: engine.url, model: engine.servedName };
   const run = await runCheck(questions, 8, async (q, i) => {
     const messages = [{ role: "user" as const, content: q }];
-    const reply = await streamChat(endpoint, {
+    const { text: reply, finishReason } = await streamChatReply(endpoint, {
       messages,
       max_tokens: maxTokens,
       temperature: sampling.temperature,
@@ -50,7 +50,7 @@ async function sample(engine: SimEngine, offset: number): Promise<ConversationFo
       seed: seed * 100_000 + offset + i,
       chat_template_kwargs: { enable_thinking: false },
     });
-    return { messages, reply };
+    return { messages, reply, finishReason };
   });
   return run.values.flatMap((v): ConversationForCheck[] => (v ? [v] : []));
 }

@@ -8,6 +8,12 @@ export interface ConversationForCheck {
   messages: readonly ChatMessage[];
   tools?: readonly ToolSchema[];
   reply: string;
+  /**
+   * How the engine ended a sampled reply (the stream's `finish_reason`): "stop" when it drew its end token (the timed
+   * requests name no stop strings), "length" at max_tokens. The sampling audit reads the end token of a reply that
+   * stopped; absent for fixed texts.
+   */
+  finishReason?: string | null;
 }
 
 export interface ContextLimits {

@@ -66,6 +66,15 @@ export async function streamChat(
   body: object,
   options: RequestOptions = {},
 ): Promise<string> {
+  return (await streamChatReply(endpoint, body, options)).text;
+}
+
+/** `streamChat`'s reply with the stream's last `finish_reason` ("stop", "length"; null when none was sent). */
+export async function streamChatReply(
+  endpoint: EngineEndpoint,
+  body: object,
+  options: RequestOptions = {},
+): Promise<{ text: string; finishReason: string | null }> {
   const doFetch = options.fetch ?? fetch;
   const res = await send(doFetch, url(endpoint, "/v1/chat/completions"), {
     method: "POST",
@@ -77,6 +86,7 @@ export async function streamChat(
   const decoder = new TextDecoder();
   let buffer = "";
   let reply = "";
+  let finishReason: string | null = null;
   try {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       buffer += decoder.decode(chunk, { stream: true });
@@ -87,11 +97,15 @@ export async function streamChat(
         newline = buffer.indexOf("\n");
         if (!line.startsWith("data:")) continue;
         const data = line.slice(5).trim();
-        if (data === "[DONE]") return reply;
-        const event = JSON.parse(data) as { choices?: { delta?: { content?: string | null } }[]; error?: unknown };
+        if (data === "[DONE]") return { text: reply, finishReason };
+        const event = JSON.parse(data) as {
+          choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
+          error?: unknown;
+        };
         if (event.error)
           throw new EngineStreamError(`engine streamed an error: ${JSON.stringify(event.error).slice(0, 300)}`);
         reply += event.choices?.[0]?.delta?.content ?? "";
+        finishReason = event.choices?.[0]?.finish_reason ?? finishReason;
       }
     }
   } catch (error) {

@@ -65,13 +65,14 @@ export interface TokenScore {
 }
 
 /**
- * The log-probability and rank of each prompt token at positions [from, ids.length), read from the entry keyed by
+ * The log-probability and rank of each prompt token at positions [from, to), read from the entry keyed by
  * that token's id. Throws when the engine's positions do not line up with the prompt as the arena tokenized it.
  */
 export function promptTokenScores(
   response: PromptLogprobsResponse,
   ids: readonly number[],
   from: number,
+  to = ids.length,
 ): TokenScore[] {
   const positions = response.prompt_logprobs;
   if (response.prompt_token_ids && !sameIds(response.prompt_token_ids, ids)) {
@@ -82,7 +83,7 @@ export function promptTokenScores(
   }
   if (from < 1) throw new Error("the first prompt token has no log-probability");
   const scores: TokenScore[] = [];
-  for (let i = from; i < ids.length; i++) {
+  for (let i = from; i < to; i++) {
     const entry = positions[i]?.[String(ids[i])];
     if (!entry) throw new Error(`prompt_logprobs position ${i} has no entry for token ${ids[i]}`);
     if (!Number.isFinite(entry.logprob) || entry.logprob > 1e-6) {
@@ -94,7 +95,7 @@ export function promptTokenScores(
 }
 
 /**
- * At each prompt position in [from, ids.length), the target's `k` most likely tokens with their raw log-probabilities
+ * At each prompt position in [from, to), the target's `k` most likely tokens with their raw log-probabilities
  * (the entry's other tokens: vLLM adds the prompt's own token when it ranks below them). Call after
  * `promptTokenScores` has checked that the positions line up.
  */
@@ -103,9 +104,10 @@ export function promptTopCandidates(
   ids: readonly number[],
   from: number,
   k: number,
+  to = ids.length,
 ): RawCandidate[][] {
   const out: RawCandidate[][] = [];
-  for (let i = from; i < ids.length; i++) {
+  for (let i = from; i < to; i++) {
     const entry = response.prompt_logprobs[i];
     if (!entry) throw new Error(`prompt_logprobs position ${i} is empty`);
     const candidates = Object.entries(entry)

@@ -9,6 +9,10 @@ export interface ScoredPrompt {
   replyStart: number;
   /** The text before the final message tokenizes alone into exactly the tokens before `replyStart` (no straddle). */
   cleanStart: boolean;
+  /** Index after the final message's tokens: `ids.length`, or the end token's index when the prompt is closed. */
+  replyEnd: number;
+  /** Whether the prompt runs on past the final message through the end token that closed it (`ids[replyEnd]`). */
+  closed: boolean;
 }
 
 /**
@@ -21,6 +25,7 @@ export function renderForScoring(
   tools: readonly ToolSchema[] | undefined,
   template: ChatTemplate,
   tokenizer: TargetTokenizer,
+  options: { close?: boolean } = {},
 ): ScoredPrompt {
   const final = messages[messages.length - 1];
   if (!final) throw new Error("nothing to render");
@@ -43,5 +48,19 @@ export function renderForScoring(
     replyStart++;
   }
   if (replyStart === 0) throw new Error("the rendered prompt has no tokens before its final message");
-  return { text, ids, replyStart, cleanStart: replyStart === prefixIds.length };
+  const open = {
+    text,
+    ids,
+    replyStart,
+    cleanStart: replyStart === prefixIds.length,
+    replyEnd: ids.length,
+    closed: false,
+  };
+  if (!options.close) return open;
+  // vLLM with `continue_final_message: false, add_generation_prompt: false` renders the whole chat: the final
+  // message then ends with the template's close, whose first token is the one the engine stopped on
+  const closedIds = tokenizer.encode(rendered);
+  const sameStart = ids.every((id, i) => closedIds[i] === id);
+  if (!sameStart || closedIds[ids.length] !== tokenizer.eosId) return open;
+  return { ...open, text: rendered, ids: closedIds, closed: true };
 }

@@ -48,6 +48,36 @@ describe("the sampling audit against the simulated engines", () => {
     expect(off.values[0]!.logprobSum).toBeCloseTo(run.values[0]!.logprobSum, 9);
   });
 
+  it("reads the end token of a reply the engine stopped itself, through the template's close, and no other", async () => {
+    const replies = await sampleReplies(scorer, 16, 512, 5);
+    const stopped = replies.find((r) => r.finishReason === "stop" && r.reply.length < 1500)!;
+    expect(stopped).toBeDefined();
+    const bodies: Record<string, unknown>[] = [];
+    const fetch = (input: string, init: RequestInit) => {
+      bodies.push(JSON.parse(String(init.body)));
+      return globalThis.fetch(input, init);
+    };
+    const asCut = { ...stopped, finishReason: "length" };
+    const run = await scoreSampledReplies(endpointOf(scorer), [stopped, asCut], {
+      tokenizer,
+      template,
+      fetch,
+      concurrency: 1,
+    });
+    expect(run.errors).toEqual([]);
+    const [closed, open] = run.values as NonNullable<(typeof run.values)[number]>[];
+    // the likelihood reads the reply's tokens alike; the audit reads one token more where the reply stopped
+    expect(closed!.tokens).toBe(open!.tokens);
+    expect(closed!.logprobSum).toBeCloseTo(open!.logprobSum, 9);
+    expect(open!.pit!.length).toBe(open!.tokens);
+    expect(closed!.pit!.length).toBe(closed!.tokens + 1);
+    expect(closed!.pit!.slice(0, -1)).toEqual(open!.pit);
+    const end = closed!.pit!.at(-1)!;
+    expect(end.mass).toBeGreaterThan(0);
+    expect(end.below + end.mass).toBeLessThanOrEqual(1);
+    expect(bodies.map((b) => b.continue_final_message)).toEqual([false, true]);
+  });
+
   for (const mode of HONEST) {
     it(
       `finds ${mode}'s replies uniform`,

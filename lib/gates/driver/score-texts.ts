@@ -3,6 +3,7 @@ import type { ChatTemplate } from "@/lib/tokenizer/chat-template";
 import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import type { ReplyScore } from "../judge-evaluation";
 import { type AuditSampling, type PitInterval, pitInterval, processedDistribution } from "../stats/sampling-audit";
+import { auditedSpan } from "./audited-span";
 import {
   type ContextLimits,
   type ConversationForCheck,
@@ -45,11 +46,17 @@ export interface PreparedText {
   auditable: boolean;
   /** The reply was cut to its first characters: its last scored token may be part of a sampled one. */
   replyCut: boolean;
+  /**
+   * What the audit reads of an auditable reply (audited-span.ts): its first `tokens` tokens, then, where `end`, the
+   * end token it stopped on (the prompt is then closed: rendered through the template's close).
+   */
+  audited: { tokens: number; end: boolean } | null;
 }
 
 /** Builds the scoring request of a reply after its conversation; `prompt` is null when the cut reply is empty. */
 export function prepareScoring(conversation: ConversationForCheck, options: ScoringOptions): PreparedText {
-  const messages = scoringMessages(conversation, options.tokenizer, options.limits ?? protocolContextLimits());
+  const limits = options.limits ?? protocolContextLimits();
+  const messages = scoringMessages(conversation, options.tokenizer, limits);
   const tools = conversation.tools && conversation.tools.length > 0 ? conversation.tools : undefined;
   const body = {
     messages,
@@ -62,10 +69,12 @@ export function prepareScoring(conversation: ConversationForCheck, options: Scor
     chat_template_kwargs: { enable_thinking: false },
     stream: false,
   };
-  const replyCut =
-    cutReply(conversation.reply, (options.limits ?? protocolContextLimits()).replyChars) !== conversation.reply;
-  if (messages[messages.length - 1]!.content.trim() === "") return { body, prompt: null, auditable: false, replyCut };
-  const prompt = renderForScoring(messages, tools, options.template, options.tokenizer);
+  const replyCut = cutReply(conversation.reply, limits.replyChars) !== conversation.reply;
+  if (messages[messages.length - 1]!.content.trim() === "")
+    return { body, prompt: null, auditable: false, replyCut, audited: null };
+  // a reply the engine ended itself (not cut by max_tokens or the protocol's cut) is scored through its end token
+  const close = auditSampling(options) !== null && conversation.finishReason === "stop" && !replyCut;
+  const prompt = renderForScoring(messages, tools, options.template, options.tokenizer, { close });
   const context = messages.slice(0, -1);
   const wholeContext =
     context.length === conversation.messages.length &&
@@ -73,7 +82,16 @@ export function prepareScoring(conversation: ConversationForCheck, options: Scor
       (m, i) => m.role === conversation.messages[i]!.role && m.content === conversation.messages[i]!.content,
     );
   const auditable = wholeContext && conversation.reply.trimStart() === conversation.reply && prompt.cleanStart;
-  return { body, prompt, auditable, replyCut };
+  const span = auditable
+    ? auditedSpan(options.tokenizer, prompt.ids.slice(prompt.replyStart, prompt.replyEnd), limits.replyChars)
+    : null;
+  return {
+    body: prompt.closed ? { ...body, continue_final_message: false } : body,
+    prompt,
+    auditable,
+    replyCut,
+    audited: span && { tokens: span.tokens, end: span.end && prompt.closed },
+  };
 }
 
 /** The audit's sampling, or null when it is off or cannot see the whole support (top_k off or above vLLM's 20). */
@@ -94,7 +112,7 @@ async function score(
 ) {
   const prompt = prepared.prompt!;
   const response = parsePromptLogprobsResponse(await postChat(endpoint, prepared.body, options));
-  return promptTokenScores(response, prompt.ids, from(prompt));
+  return promptTokenScores(response, prompt.ids, from(prompt), prompt.replyEnd);
 }
 
 /**
@@ -114,26 +132,29 @@ export async function scoreSampledReplies(
     async (p) => {
       if (p.prompt === null) return { tokens: 0, logprobSum: 0, notFirstChoice: 0 };
       const prompt = p.prompt;
-      if (!sampling || !p.auditable) return summarize(await score(endpoint, p, () => prompt.replyStart, options));
+      if (!sampling || !p.audited) return summarize(await score(endpoint, p, () => prompt.replyStart, options));
       // the same request, asking for the whole support the timed request sampled from at each token
       const body = { ...p.body, prompt_logprobs: sampling.topK };
       const response = parsePromptLogprobsResponse(await postChat(endpoint, body, options));
-      const summary = summarize(promptTokenScores(response, prompt.ids, prompt.replyStart));
+      const summary = summarize(promptTokenScores(response, prompt.ids, prompt.replyStart, prompt.replyEnd));
       // the audit is shown, never gated: a response it cannot read leaves the reply scored and unaudited
-      const pit = pitIntervals(response, prompt, sampling);
-      return pit ? { ...summary, pit: p.replyCut ? pit.slice(0, -1) : pit } : summary;
+      const pit = pitIntervals(response, prompt, sampling, p.audited);
+      return pit ? { ...summary, pit } : summary;
     },
     options.onProgress,
   );
 }
 
+/** The PIT intervals of the audited tokens: the span's reply tokens, then the end token where it is read. */
 function pitIntervals(
   response: PromptLogprobsResponse,
   prompt: ScoredPrompt,
   sampling: AuditSampling,
+  span: { tokens: number; end: boolean },
 ): PitInterval[] | null {
   try {
-    const top = promptTopCandidates(response, prompt.ids, prompt.replyStart, sampling.topK);
+    const to = span.end ? prompt.replyEnd + 1 : prompt.replyStart + span.tokens;
+    const top = promptTopCandidates(response, prompt.ids, prompt.replyStart, sampling.topK, to);
     return top.map((raw, i) => pitInterval(processedDistribution(raw, sampling), prompt.ids[prompt.replyStart + i]!));
   } catch {
     return null;

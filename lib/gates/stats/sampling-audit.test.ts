@@ -172,3 +172,49 @@ describe("the sampling audit on constructed distributions", () => {
     );
   });
 });
+
+describe("the sampling audit over whole replies", () => {
+  /**
+   * Replies sampled exactly, token by token, from a target whose end token (id 0) is likely at every position, until
+   * it is drawn or 60 tokens: the PITs of every drawn token, the end included, are uniform; leaving the end out reads
+   * every other token conditioned on "not the end", which empties the end's slice of [0, 1).
+   */
+  function replies(seed: number, count: number) {
+    const rand = seededRandom(seed);
+    const withEnd: PitInterval[][] = [];
+    const withoutEnd: PitInterval[][] = [];
+    for (let r = 0; r < count; r++) {
+      const all: PitInterval[] = [];
+      let ended = false;
+      for (let t = 0; t < 60 && !ended; t++) {
+        const raw = [0, 1, 2, 3, 4, 5].map((id) => ({ id, logprob: id === 0 ? -1.5 : -1 - 0.2 * id - rand() }));
+        const dist = processedDistribution(raw, REQUESTED);
+        let u = rand();
+        let token = dist.ids[dist.ids.length - 1]!;
+        for (let i = 0; i < dist.ids.length; i++) {
+          u -= dist.probs[i]!;
+          if (u < 0) {
+            token = dist.ids[i]!;
+            break;
+          }
+        }
+        all.push(pitInterval(dist, token));
+        ended = token === 0;
+      }
+      withEnd.push(all);
+      withoutEnd.push(ended ? all.slice(0, -1) : all);
+    }
+    return { withEnd, withoutEnd };
+  }
+
+  it("is uniform when the end token is read, and sees the missing end's slice when it is not", () => {
+    let alarms = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const { withEnd, withoutEnd } = replies(seed, 1000);
+      if (!samplingAudit(withEnd, seed)!.consistent) alarms++;
+      expect(samplingAudit(withoutEnd, seed)!.p_value).toBeLessThan(1e-4);
+    }
+    // 20 runs at the 1% level: more than 2 alarms has probability below 0.1%
+    expect(alarms).toBeLessThanOrEqual(2);
+  });
+});

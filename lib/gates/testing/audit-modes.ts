@@ -4,7 +4,7 @@ import { ChatTemplate } from "@/lib/tokenizer/chat-template";
 import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import type { ConversationForCheck } from "../driver/check-context";
 import { runCheck } from "../driver/check-run";
-import { type EngineEndpoint, streamChat } from "../driver/openai-client";
+import { type EngineEndpoint, streamChatReply } from "../driver/openai-client";
 import { scoreSampledReplies } from "../driver/score-texts";
 import { type SamplingAuditResult, samplingAudit } from "../stats/sampling-audit";
 
@@ -44,7 +44,7 @@ export async function sampleReplies(
   const items = Array.from({ length: replies }, (_, i) => AUDIT_QUESTIONS[i % AUDIT_QUESTIONS.length]!);
   const run = await runCheck(items, 8, async (q, i) => {
     const messages = [{ role: "user" as const, content: q }];
-    const reply = await streamChat(endpointOf(engine), {
+    const { text: reply, finishReason } = await streamChatReply(endpointOf(engine), {
       messages,
       max_tokens: maxTokens,
       temperature: sampling.temperature,
@@ -53,7 +53,7 @@ export async function sampleReplies(
       seed: seed * 100_000 + i,
       chat_template_kwargs: { enable_thinking: false },
     });
-    return { messages, reply };
+    return { messages, reply, finishReason };
   });
   if (run.unanswered > 0) throw new Error(`${run.unanswered} sampled replies failed: ${run.errors[0]?.message}`);
   return run.values.flatMap((v) => (v ? [v] : []));

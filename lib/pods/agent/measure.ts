@@ -73,6 +73,7 @@ export function repliesByWorkload(results: TimedResults): Record<string, Convers
       messages: r.messages,
       tools: r.tools,
       reply: r.text,
+      finishReason: r.finishReason,
     }));
   }
   return out;
