@@ -30,6 +30,30 @@ describe("the checks' requests name what failed on the way", () => {
     expect((error as Error).message).toMatch(/^fetch failed: .*(other side closed|ECONNRESET|socket)/i);
   });
 
+  it("a connection closed before any answer is asked again, up to twice; an answer, even an error, is final", async () => {
+    let requests = 0;
+    const flaky = await serve((req, res) => {
+      requests++;
+      // the first two connections close as a server's idle close meets a request written on a kept-alive socket
+      if (requests <= 2) return req.socket.destroy();
+      req.resume();
+      req.on("end", () => res.end(JSON.stringify({ ok: requests })));
+    });
+    expect(await postChat(endpoint(flaky), { messages: [] })).toEqual({ ok: 3 });
+    expect(requests).toBe(3);
+
+    requests = 0;
+    server!.closeAllConnections();
+    await new Promise((resolve) => server!.close(resolve));
+    const refusing = await serve((_req, res) => {
+      requests++;
+      res.writeHead(500).end("no");
+    });
+    const error = (await postChat(endpoint(refusing), { messages: [] }).catch((e: Error) => e)) as Error;
+    expect(error.message).toBe("engine answered 500: no");
+    expect(requests).toBe(1);
+  });
+
   it("a port nobody listens on: the refusal", async () => {
     const url = await serve(() => undefined);
     server!.close();

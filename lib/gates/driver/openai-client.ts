@@ -41,15 +41,44 @@ async function send(doFetch: FetchLike, target: string, init: RequestInit): Prom
   }
 }
 
-/** POSTs a chat completion and returns its JSON body; throws on a transport error, a non-2xx status or bad JSON. */
+/**
+ * A connection that closed before any answer came: what a kept-alive socket shows when the server closed it as idle
+ * while the request was being written (Node's and uvicorn's 5 s idle close against a client whose own timer ran late
+ * on a crowded core). No answer was given, so asking again on a fresh connection changes nothing the engine said.
+ */
+function closedBeforeAnswer(error: unknown): boolean {
+  for (let c: unknown = error; c instanceof Error; c = c.cause) {
+    const code = (c as { code?: unknown }).code;
+    if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET") return true;
+  }
+  return false;
+}
+
+/** Times a scoring request is sent again after a connection closed before any answer. */
+const RESENDS = 2;
+
+/**
+ * POSTs a chat completion and returns its JSON body; throws on a transport error, a non-2xx status or bad JSON. The
+ * checks' requests are idempotent (temperature 0, max_tokens 1, or seeded), so one whose connection closed before
+ * any answer is sent again, up to `RESENDS` times; a refusal, a timeout or any answer is final.
+ */
 export async function postChat(endpoint: EngineEndpoint, body: object, options: RequestOptions = {}): Promise<unknown> {
   const doFetch = options.fetch ?? fetch;
-  const res = await send(doFetch, url(endpoint, "/v1/chat/completions"), {
+  const signal = AbortSignal.timeout(options.timeoutMs ?? 600_000);
+  const init = {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ ...body, model: endpoint.model }),
-    signal: AbortSignal.timeout(options.timeoutMs ?? 600_000),
-  });
+    signal,
+  };
+  let res: Response | undefined;
+  for (let attempt = 0; !res; attempt++) {
+    try {
+      res = await doFetch(url(endpoint, "/v1/chat/completions"), init);
+    } catch (error) {
+      if (attempt >= RESENDS || signal.aborted || !closedBeforeAnswer(error)) throw transportError(error);
+    }
+  }
   const text = await res.text().catch((error: unknown) => {
     throw transportError(error);
   });
