@@ -63,6 +63,15 @@ function powerTable(sides: readonly Side[]): TableSpec<PowerRow> {
   };
 }
 
+/** Over independent honest pools where they were measured (the mean ± 1.96 standard errors), else the run's one pool. */
+function falseAlarmText(power: GatePowerCalibration, check: Check): string {
+  const pooled = power.false_alarms?.rates[check];
+  if (pooled)
+    return `${percent(pooled.mean, 1)} ± ${percent(1.96 * pooled.se, 1)} (${power.false_alarms!.seeds.length} pools)`;
+  if (!power.honest) return "not measured";
+  return power.honest.rates[check] === undefined ? "–" : percent(power.honest.rates[check], 1);
+}
+
 const listed = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b).join(", ");
 
 /** How the rates were estimated, in words: the sizes drawn, the pools drawn from, and how. */
@@ -80,7 +89,12 @@ function methodText(p: GatePowerCalibration): string {
       : "each draw a subset of the pool, without replacement (an iid sample of the engine).",
     `Caught: failed in at least ${percent(p.target, 0)} of draws, as is every stronger strength of the sweep; "≤" where the sweep's weakest is caught already.`,
     `Simulated engines (SIM_SPEED ${p.sim_speed}), seed ${p.seed}.`,
-  ].join(" ");
+    p.false_alarms
+      ? `False alarms: the mean of the rates of ${p.false_alarms.seeds.length} independent honest pools (the stock engine as its own candidate, seeds ${p.false_alarms.seeds.join(", ")}), as the draws of one pool share its replies; the sampling audit on each whole pool was below its level in ${p.false_alarms.audit_p.filter((x) => x !== null && x < p.false_alarms!.audit_alpha).length} of them.`
+      : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
 }
 
 /** The gates' power against the simulated attacks: per check and attack family, the weakest strength caught 95% of the time. */
@@ -94,11 +108,7 @@ export function GatePowerEvidence({ power }: { power: GatePowerCalibration }) {
         power.thresholds.find((t) => sameSide(t, s) && t.check === check),
       ),
     ),
-    falseAlarm: !power.honest
-      ? "not measured"
-      : power.honest.rates[check] === undefined
-        ? "–"
-        : percent(power.honest.rates[check], 1),
+    falseAlarm: falseAlarmText(power, check),
   }));
   return (
     <div data-gate-power={power.profile} className="mt-3">

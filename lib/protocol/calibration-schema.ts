@@ -165,6 +165,21 @@ export const gatePowerCalibrationSchema = z.object({
   stock_pool: z.object({ replies: z.number().int().nonnegative(), tokens: z.number().int().nonnegative() }),
   /** The stock engine as candidate: each check's false-alarm rate. */
   honest: z.object({ rates: powerRates, ...powerPool }).nullable(),
+  /**
+   * The false alarms over independent honest pools (one a seed, the run's own among them): draws of one pool share
+   * its replies, so one pool's rate reads that pool as much as the check; their mean over pools is the check's rate.
+   * Absent where one pool was measured.
+   */
+  false_alarms: z
+    .object({
+      seeds: z.array(z.number().int()),
+      /** Per check, the mean of the pools' rates and its standard error over pools. */
+      rates: z.partialRecord(z.enum(POWER_CHECK_KEYS), z.object({ mean: share, se: finite.nonnegative() })),
+      /** The audit's p-value on each whole pool (2,048 replies), in the seeds' order: uniform under exact sampling. */
+      audit_p: z.array(share.nullable()),
+      audit_alpha: share,
+    })
+    .optional(),
   points: z.array(gatePowerPointSchema),
   thresholds: z.array(gatePowerThresholdSchema),
 });

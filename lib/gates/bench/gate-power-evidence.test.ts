@@ -204,6 +204,65 @@ describe("the gates' power in the calibration report", () => {
     expect(page).toContain("each draw a subset of the pool, without replacement");
   });
 
+  it("reads the false alarms over independent honest pools of other seeds, and shows them on /protocol", () => {
+    const pool = (seed: number, audit: number, auditP: number): GatePowerFile => {
+      const h = measurement({ ...sampled(0, 0, audit), fidelity: 0, greedy: 0, gates: 0 }, 256);
+      return { ...file([], { ...h, figures: { ...h.figures, audit_p: auditP } }, `other-${seed}`), seed };
+    };
+    // the run's own honest pool (seed 1: audit 0.009) and two more
+    const evidence = gatePowerEvidence([...runs, pool(3, 0.02, 0.3), pool(7, 0.001, 0.004)]);
+    expect(evidence.false_alarms!.seeds).toEqual([1, 3, 7]);
+    expect(evidence.false_alarms!.audit_p).toEqual([0.5, 0.3, 0.004]);
+    const audit = evidence.false_alarms!.rates.audit!;
+    expect(audit.mean).toBeCloseTo(0.01, 12);
+    // sd of (0.009, 0.02, 0.001) is 0.009539; over √3 pools
+    expect(audit.se).toBeCloseTo(0.0095394 / Math.sqrt(3), 6);
+    // gates: (0.012, 0, 0), sd 0.006928 over √3
+    expect(evidence.false_alarms!.rates.gates!.mean).toBeCloseTo(0.004, 12);
+    expect(evidence.false_alarms!.rates.gates!.se).toBeCloseTo(0.004, 9);
+    // the run's own attacks and honest engine are unchanged by the pools
+    expect(evidence.honest).toEqual(gatePowerEvidence(runs).honest);
+    expect(evidence.points).toEqual(gatePowerEvidence(runs).points);
+    expect(formatThresholds(evidence)).toContain(
+      "false alarms over 3 independent honest pools (mean of the pools' rates ± 1.96 se): likelihood 0.000 ± 0.000, first-choice 0.004 ± 0.008, audit 0.010 ± 0.011",
+    );
+    expect(formatThresholds(evidence)).toContain("the audit on each whole pool below its level in 1 of 3");
+
+    // pools of seeds 1 apart share replies; a file of another seed must be an honest pool only
+    expect(() => gatePowerEvidence([...runs, pool(2, 0.01, 0.5)])).toThrow(
+      "honest pools of seeds 1 and 2 share replies",
+    );
+    expect(() =>
+      gatePowerEvidence([...runs, { ...file([point("top-k", 5, sampled(1, 1, 1))], null), seed: 3 }]),
+    ).toThrow("a file of seed 3 beside the run's seed 1 must be an honest pool only (--families honest)");
+
+    const report = withGatePower(
+      buildCalibrationReport({
+        protocol: currentProtocol(),
+        task: "qwen3-8b",
+        profile: "full",
+        requestedAa: 1,
+        aa: [pod("stock", figures(), "a")],
+        references: [],
+        cacheTargets: { tokenWeighted: 0.366, perRequest: 0.384, source: "the data card" },
+        simSpeed: 1,
+        concurrency: 1,
+        createdAt: new Date("2026-12-02T10:00:00Z"),
+        wallSeconds: 600,
+      }),
+      evidence,
+    );
+    const served = JSON.parse(
+      JSON.stringify(publishedProtocol(currentProtocol(), parseCalibrations("1", { "qwen3-8b": report }))),
+    );
+    const page = text(renderToStaticMarkup(createElement(ProtocolView, { protocol: served })));
+    expect(page).toContain("Sampling audit (shown, not gated)");
+    expect(page).toMatch(/Sampling audit \(shown, not gated\) .* 1\.0% ± 1\.1% \(3 pools\)/);
+    expect(page).toContain(
+      "False alarms: the mean of the rates of 3 independent honest pools (the stock engine as its own candidate, seeds 1, 3, 7), as the draws of one pool share its replies; the sampling audit on each whole pool was below its level in 1 of them.",
+    );
+  });
+
   it("knows the same checks as the power module", () => {
     expect([...POWER_CHECK_KEYS]).toEqual([...POWER_CHECKS]);
   });

@@ -63,5 +63,16 @@ export function formatThresholds(e: GatePowerCalibration): string {
         .join(", ")}`,
     );
   else lines.push("false alarms: the honest engine was not measured (--families honest)");
+  const fa = e.false_alarms;
+  if (fa) {
+    const pBelow = fa.audit_p.filter((p) => p !== null && p < fa.audit_alpha).length;
+    lines.push(
+      `false alarms over ${fa.seeds.length} independent honest pools (mean of the pools' rates ± 1.96 se): ${POWER_CHECKS.filter(
+        (c) => fa.rates[c] !== undefined,
+      )
+        .map((c) => `${CHECK_LABELS[c]} ${rate(fa.rates[c]!.mean)} ± ${(1.96 * fa.rates[c]!.se).toFixed(3)}`)
+        .join(", ")}; the audit on each whole pool below its level in ${pBelow} of ${fa.seeds.length}`,
+    );
+  }
   return lines.join("\n");
 }
