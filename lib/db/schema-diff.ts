@@ -80,6 +80,12 @@ async function loadGlue(): Promise<Glue> {
       );
     }
     const dir = path.dirname(entry);
+    // the engine's panic hook hands its message to this registry, which Prisma's own loaders define: without it the
+    // hook itself throws (reading `set_message` of undefined) and the panic's message is lost
+    const host = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(message: string): void } };
+    host.PRISMA_WASM_PANIC_REGISTRY ??= {
+      set_message: (message) => console.error(`Prisma's schema engine panicked: ${message}`),
+    };
     const glue = (await import(pathToFileURL(path.join(dir, "schema_engine_bg.js")).href)) as Glue;
     const bytes = await readFile(path.join(dir, "schema_engine_bg.wasm"));
     const { instance } = await WebAssembly.instantiate(bytes, {

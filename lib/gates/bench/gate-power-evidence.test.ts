@@ -102,6 +102,22 @@ const runs = [
   ),
 ];
 
+/** A report as npm run calibrate builds it (one A/A run), saying the power is not measured. */
+const builtReport = () =>
+  buildCalibrationReport({
+    protocol: currentProtocol(),
+    task: "qwen3-8b",
+    profile: "full",
+    requestedAa: 1,
+    aa: [pod("stock", figures(), "a")],
+    references: [],
+    cacheTargets: { tokenWeighted: 0.366, perRequest: 0.384, source: "the data card" },
+    simSpeed: 1,
+    concurrency: 1,
+    createdAt: new Date("2026-12-02T10:00:00Z"),
+    wallSeconds: 600,
+  });
+
 describe("the gates' power in the calibration report", () => {
   it("merges a run's files into each check's weakest strength caught per side of each family's sweep", () => {
     const evidence = gatePowerEvidence(runs);
@@ -158,19 +174,7 @@ describe("the gates' power in the calibration report", () => {
 
   it("parses in the report the protocol serves, drops the line saying it is not measured, and renders on /protocol", () => {
     // a report as npm run calibrate builds it, saying the power is not measured
-    const built = buildCalibrationReport({
-      protocol: currentProtocol(),
-      task: "qwen3-8b",
-      profile: "full",
-      requestedAa: 1,
-      aa: [pod("stock", figures(), "a")],
-      references: [],
-      cacheTargets: { tokenWeighted: 0.366, perRequest: 0.384, source: "the data card" },
-      simSpeed: 1,
-      concurrency: 1,
-      createdAt: new Date("2026-12-02T10:00:00Z"),
-      wallSeconds: 600,
-    });
+    const built = builtReport();
     expect(built.gate_power).toBeUndefined();
     expect(built.not_measured.filter((l) => l.startsWith("the gates' power"))).toHaveLength(1);
     const report = withGatePower(built, gatePowerEvidence(runs));
@@ -236,22 +240,7 @@ describe("the gates' power in the calibration report", () => {
       gatePowerEvidence([...runs, { ...file([point("top-k", 5, sampled(1, 1, 1))], null), seed: 3 }]),
     ).toThrow("a file of seed 3 beside the run's seed 1 must be an honest pool only (--families honest)");
 
-    const report = withGatePower(
-      buildCalibrationReport({
-        protocol: currentProtocol(),
-        task: "qwen3-8b",
-        profile: "full",
-        requestedAa: 1,
-        aa: [pod("stock", figures(), "a")],
-        references: [],
-        cacheTargets: { tokenWeighted: 0.366, perRequest: 0.384, source: "the data card" },
-        simSpeed: 1,
-        concurrency: 1,
-        createdAt: new Date("2026-12-02T10:00:00Z"),
-        wallSeconds: 600,
-      }),
-      evidence,
-    );
+    const report = withGatePower(builtReport(), evidence);
     const served = JSON.parse(
       JSON.stringify(publishedProtocol(currentProtocol(), parseCalibrations("1", { "qwen3-8b": report }))),
     );
