@@ -74,9 +74,10 @@ export async function postChat(endpoint: EngineEndpoint, body: object, options: 
   let res: Response | undefined;
   for (let attempt = 0; !res; attempt++) {
     try {
-      res = await doFetch(url(endpoint, "/v1/chat/completions"), init);
+      res = await send(doFetch, url(endpoint, "/v1/chat/completions"), init);
     } catch (error) {
-      if (attempt >= RESENDS || signal.aborted || !closedBeforeAnswer(error)) throw transportError(error);
+      // send's error keeps fetch's as its cause, where the socket's code is read
+      if (attempt >= RESENDS || signal.aborted || !closedBeforeAnswer(error)) throw error;
     }
   }
   const text = await res.text().catch((error: unknown) => {
