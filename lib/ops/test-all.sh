@@ -8,5 +8,5 @@ export NEXT_TELEMETRY_DISABLED=1
 ops_check_node
 ops_ensure_node_modules
 ops_ensure_redis_server
-ops_ensure_chromium
+# Chromium installs beside the other steps (test-all.ts, lib/ops/ensure-chromium.sh): only the browser tests need it
 exec node_modules/.bin/tsx lib/ops/test-all.ts "$@"

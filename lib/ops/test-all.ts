@@ -1,7 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { buildRepoSimEngineBundle } from "../pods/agent/bundle/build-agent-bundle";
+import { buildRepoAgentBundle, buildRepoSimEngineBundle } from "../pods/agent/bundle/build-agent-bundle";
 import { repoRoot } from "./arena-stack";
 import { opsEnv } from "./env";
 import { formatSeconds, runPrefixedStep, runStep } from "./processes";
@@ -117,10 +117,12 @@ async function main(): Promise<number> {
       : Promise.resolve(true);
   if (servicesUp) {
     const generated = await run("generate", "prisma generate", "bash", ["lib/ops/prisma.sh", "generate"]);
-    // after generate, which writes under lib/: every simulated engine the tests start runs this bundle while it is
-    // newer than everything under lib/ (lib/sim-engine/bin/sim-engine), the sources through tsx otherwise
-    await section("the simulated engine's bundle", async () => {
+    // after generate, which writes under lib/: every simulated engine and local pod agent the tests start runs these
+    // bundles while they are newer than everything under lib/ (lib/sim-engine/bin/sim-engine,
+    // lib/pods/agent/bundle/repo-agent.ts), the sources through tsx otherwise
+    await section("the simulated engine's and the pod agent's bundles", async () => {
       console.log(await buildRepoSimEngineBundle());
+      console.log(await buildRepoAgentBundle());
     });
     await run("biome", "biome check", bin("biome"), ["check", "."]);
     if (generated) {
@@ -128,6 +130,12 @@ async function main(): Promise<number> {
       // the build then the whole evaluations, whose files run a few at a time (a pod waits on its fixed-time passes
       // and timeouts far more than it computes), the red-team matrix's rows last, five pods at a time. Playwright
       // takes the first lane to end, once the build is there.
+      // Chromium (an apt install on a fresh machine, about a minute) comes in while the other steps run
+      const chromium = steps.has("e2e")
+        ? section("Chromium for the browser tests", () =>
+            runPrefixedStep("chromium", "bash", ["lib/ops/ensure-chromium.sh"], { env: childEnv, cwd: repoRoot }),
+          )
+        : Promise.resolve(true);
       const build = run("build", "next build", bin("next"), ["build"], "build");
       const checks = (async () => {
         await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"], "tsc");
@@ -146,7 +154,7 @@ async function main(): Promise<number> {
         await run("vitest", "vitest run: red-team matrix", bin("vitest"), ["run", "--project", "red-team"], "red-team");
       })();
       const browser = (async () => {
-        if (!(await build)) return;
+        if (!(await build) || !(await chromium)) return;
         await Promise.race([checks, evaluations]);
         await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
       })();

@@ -5,14 +5,13 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { type ResultRecord, resultRecordSchema } from "../gates";
-import { JUDGE_NODE_FLAGS } from "../judge/run/node-flags";
+import { repoAgentCommand } from "../pods/agent/bundle/repo-agent";
 import { parseAgentLine } from "../pods/agent/events";
 import { SIM_ENGINE_BIN, SIM_ENGINE_DIRS } from "../sim-engine";
 import { copyQwen3TokenizerFiles } from "../tokenizer/packaged-qwen3";
 import type { RedTeamEnv } from "./env";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const AGENT_MAIN = join(REPO_ROOT, "lib/pods/agent/main.ts");
 /**
  * The pod agent kills every process of the engine user after each engine (protocol section 4), machine-wide.
  * Run as root, two pods at once (or anyone else's pod on the machine) would kill each other's engines, so a root
@@ -33,7 +32,7 @@ export interface PodRunOptions {
   signal?: AbortSignal;
   /** The stock engine's directory (by default the simulated engine's `stock`): a broken one tests the arena's faults. */
   stockEngineDir?: string;
-  /** How the agent is started: by default its source through tsx, from the repository. */
+  /** How the agent is started: by default the repository's (repoAgentCommand: its fresh bundle, else its source). */
   agent?: { command: string; args: string[]; cwd: string };
 }
 
@@ -80,11 +79,7 @@ export async function runPodFor(options: PodRunOptions): Promise<PodRun> {
       SIM_SPEED: String(options.simSpeed),
       ARENA_STOP_GRACE_SECONDS: "10",
     };
-    const agent = options.agent ?? {
-      command: process.execPath,
-      args: [...JUDGE_NODE_FLAGS, "--import", "tsx", AGENT_MAIN],
-      cwd: REPO_ROOT,
-    };
+    const agent = options.agent ?? { ...repoAgentCommand(), cwd: REPO_ROOT };
     const child = spawn(agent.command, agent.args, {
       cwd: agent.cwd,
       env: agentEnv as NodeJS.ProcessEnv,

@@ -3,7 +3,7 @@ import { mkdir, open, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { JUDGE_NODE_FLAGS } from "../../judge/run/node-flags";
+import { repoAgentCommand } from "../agent/bundle/repo-agent";
 import { ENGINES_AS_AGENT } from "../agent/engine-user";
 import { type AgentEvent, type AgentExit, parseAgentExit, parsePodLine } from "../agent/events";
 import { AsyncQueue } from "../async-queue";
@@ -142,10 +142,7 @@ export class LocalPodBackend implements PodBackend {
         settings: { ...DEFAULT_SETTINGS, ...this.options.sandboxSettings },
         workDir: join(this.options.stateDir, "pods", podId),
         logDir,
-        agent: {
-          command: process.execPath,
-          args: [...JUDGE_NODE_FLAGS, "--import", "tsx", join(REPO_ROOT, "lib/pods/agent/main.ts")],
-        },
+        agent: repoAgentCommand(),
       });
     } catch (error) {
       await claim.release();

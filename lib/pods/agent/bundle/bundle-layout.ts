@@ -9,3 +9,6 @@ export const SIM_ENGINE_MODULE = "sim-engine.mjs";
 
 /** The repository's bundled simulated engine (relative to it), as lib/sim-engine/bin/sim-engine looks for it. */
 export const REPO_SIM_ENGINE_BUNDLE = ".build/sim-engine";
+
+/** The repository's bundled pod agent (relative to it), which local pods run while it is fresh (repo-agent.ts). */
+export const REPO_AGENT_BUNDLE = ".build/repo-pod-agent";
