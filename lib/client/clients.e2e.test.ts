@@ -182,7 +182,7 @@ describe("the participant's clients against the arena", () => {
       ids[client] = id!;
       const evaluation = await db().evaluation.findFirstOrThrow({ where: { submissionId: id } });
       // a newcomer's test evaluation on a fresh clone scores as a dev one does
-      expect(evaluation.status, `${client}: ${evaluation.reason}`).toBe("scored");
+      expect(evaluation.status, `${client}: ${evaluation.reason}\n${evaluation.logTail ?? ""}`).toBe("scored");
       expect(ran.code, `${client}: ${ran.out}\n${ran.err}`).toBe((evaluation.specscore ?? 0) > 0 ? 0 : 1);
       // the stream was cut once a pass had ended, and resumed after the last event the client had
       const streams = proxy.streams.filter((s) => s.path.includes(id!));

@@ -278,7 +278,12 @@ describe("the arena's image tree", () => {
       const row = await db().evaluation.findUnique({ where: { id: evaluationId } });
       return row && ["scored", "failed", "void", "cancelled"].includes(row.status) ? row : undefined;
     }, 420_000);
-    const why = [`${final.status}: ${final.reason}`, ...output.slice(-40), ...cluster.kubelet.errors].join("\n");
+    const why = [
+      `${final.status}: ${final.reason}`,
+      `log tail: ${final.logTail ?? "none"}`,
+      ...output.slice(-40),
+      ...cluster.kubelet.errors,
+    ].join("\n");
     expect(final.status, why).toBe("scored");
     expect(final.specscore, why).toBeGreaterThan(0);
     // the pod ran the image's own agent, from the image's /opt/arena

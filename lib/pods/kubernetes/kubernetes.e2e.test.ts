@@ -188,6 +188,7 @@ describe("a whole evaluation through the kubernetes backend, its pod played from
     const engineOut = cluster.kubelet.output(podName, ENGINE_CONTAINER);
     const why = [
       `${final.status}: ${final.reason}`,
+      `log tail: ${evaluation.logTail ?? "none"}`,
       ...stored.map((e) => `${e.type} ${JSON.stringify(e.data).slice(0, 240)}`),
       ...worker.output.slice(-30),
       ...cluster.kubelet.errors,
