@@ -203,7 +203,12 @@ describe("a whole evaluation through the kubernetes backend, its pod played from
       evaluation.gates.filter((g) => !g.passed),
       why,
     ).toEqual([]);
-    expect(evaluation.specscore).toBeGreaterThan(0);
+    // a SpecScore of 0 with every gate passed: the record says why (a workload's passes, each candidate/stock ratio)
+    const record = evaluation.result as { reason?: unknown; ratios?: unknown } | null;
+    expect(
+      evaluation.specscore,
+      `${JSON.stringify({ reason: record?.reason, ratios: record?.ratios })}\n${why}`,
+    ).toBeGreaterThan(0);
 
     // The pod as the worker asked for it: two containers, two uids, the pool and the judge's scratch in the agent's only.
     const pod = cluster.api.pod(cluster.workerEnv.KUBE_NAMESPACE!, podName) ?? null;
