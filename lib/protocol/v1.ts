@@ -166,8 +166,8 @@ const testProfiles: Profile[] = [
     description: "the shortest run that still exercises every phase, for automated tests",
     passes: 3,
     passSeconds: { solo: 2, team: 3, busy: 3 },
-    // long beside its passes: a request still streaming at a pass's end fails when its grace runs out, and on two
-    // crowded cores (a test beside other tests' pods) three seconds failed a few of one engine's and not the other's
+    // long beside its passes: a request still streaming when its grace runs out fails, and with three seconds an
+    // honest engine scored 0 by the failure rule in two of three runs on two crowded cores (the likely cause)
     graceSeconds: 10,
     lanesCap: { team: 4, busy: 6 },
     greedyProbes: 8,
