@@ -11,6 +11,7 @@ import { qwen3Tokenizer, qwen3TokenizerDir } from "./packaged-qwen3";
 import {
   CHAT_TEMPLATE_FILE,
   checkTokenizerDir,
+  GENERATION_CONFIG_FILE,
   loadTargetTokenizer,
   TOKENIZER_CONFIG_FILE,
   TOKENIZER_FILE,
@@ -135,6 +136,24 @@ describe("a tokenizer directory", () => {
     expect(loadTargetTokenizer(named).chatTemplate).toBe("plain");
     expect(loadTargetTokenizer(variant((_, c) => ({ ...c, eos_token: "<|endoftext|>" }))).eosToken).toBe(
       "<|endoftext|>",
+    );
+  });
+
+  it("stops on the eos and on every eos_token_id its generation config names, as vLLM does", () => {
+    expect(fixture.stopIds).toEqual([fixture.eosId]);
+    const withConfig = (eos: unknown) =>
+      variant((dir) => {
+        writeFileSync(join(dir, GENERATION_CONFIG_FILE), JSON.stringify({ eos_token_id: eos, top_k: 20 }));
+        return null;
+      });
+    const other = fixture.tokenToId("<|endoftext|>")!;
+    expect(loadTargetTokenizer(withConfig([fixture.eosId, other])).stopIds).toEqual([fixture.eosId, other]);
+    expect(loadTargetTokenizer(withConfig(other)).stopIds).toEqual([fixture.eosId, other]);
+    expect(() => loadTargetTokenizer(withConfig("<|endoftext|>"))).toThrow(
+      /generation_config\.json: eos_token_id must be a token id/,
+    );
+    expect(() => loadTargetTokenizer(withConfig([fixture.vocabSize + 5]))).toThrow(
+      new RegExp(`eos_token_id ${fixture.vocabSize + 5} is not a token`),
     );
   });
 

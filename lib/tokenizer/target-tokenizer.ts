@@ -10,6 +10,8 @@ export const TOKENIZER_FILE = "tokenizer.json";
 export const TOKENIZER_CONFIG_FILE = "tokenizer_config.json";
 /** Newer checkpoints keep the chat template here; transformers gives it priority over the config's `chat_template`. */
 export const CHAT_TEMPLATE_FILE = "chat_template.jinja";
+/** Where a checkpoint names the tokens generation stops on (`eos_token_id`: one id or a list), which vLLM stops on too. */
+export const GENERATION_CONFIG_FILE = "generation_config.json";
 
 /** An added token as tokenizer.json lists it. */
 export interface AddedTokenInfo {
@@ -31,6 +33,11 @@ export interface TargetTokenizer {
   /** The config's `eos_token`, which ends a reply, and its id. */
   readonly eosToken: string;
   readonly eosId: number;
+  /**
+   * Every token a reply can end on: the eos, then the generation config's `eos_token_id` (Qwen3 also stops on
+   * `<|endoftext|>`). A stream says a reply stopped, not on which of them.
+   */
+  readonly stopIds: readonly number[];
   readonly chatTemplate: string;
   /** The named special tokens the chat template sees (`bos_token`, `eos_token`, …), as transformers passes them. */
   readonly templateTokens: Readonly<Record<string, string>>;
@@ -49,6 +56,8 @@ export interface TokenizerFiles {
   tokenizerConfig: Record<string, unknown>;
   chatTemplate: string;
   fingerprint: string;
+  /** generation_config.json beside them, where there is one. */
+  generationConfig?: Record<string, unknown> | null;
 }
 
 /** A special token in tokenizer_config.json: a plain string, or an AddedToken object with its `content`. */
@@ -172,7 +181,8 @@ export function readTokenizerFiles(dir: string): TokenizerFiles {
   const tokenizerConfig = readJson(dir, TOKENIZER_CONFIG_FILE);
   const chatTemplate = chatTemplateOf(dir, parseConfig(dir, tokenizerConfig));
   const fingerprint = createHash("sha256").update(bytes).digest("hex");
-  return { dir, tokenizerJson, tokenizerConfig, chatTemplate, fingerprint };
+  const generationConfig = existsSync(join(dir, GENERATION_CONFIG_FILE)) ? readJson(dir, GENERATION_CONFIG_FILE) : null;
+  return { dir, tokenizerJson, tokenizerConfig, chatTemplate, fingerprint, generationConfig };
 }
 
 export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
@@ -203,6 +213,7 @@ export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
   if (eosToken === null) throw new Error(`${configFile} names no eos_token`);
   const eosId = tok.token_to_id(eosToken);
   if (eosId === undefined) throw new Error(`${configFile}: eos_token ${JSON.stringify(eosToken)} is not a token`);
+  const stopIds = stopIdsOf(eosId, files.generationConfig, vocabSize, join(files.dir, GENERATION_CONFIG_FILE));
   const tokenCache = new Map<number, string>();
   let stableSplits = true;
   try {
@@ -225,6 +236,7 @@ export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
     vocabSize,
     eosToken,
     eosId,
+    stopIds,
     chatTemplate: files.chatTemplate,
     templateTokens: templateTokensOf(config),
     specialIds,
@@ -232,6 +244,18 @@ export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
     stableSplits,
     fingerprint: files.fingerprint,
   };
+}
+
+const eosTokenIdZ = z.union([z.number().int().nonnegative(), z.array(z.number().int().nonnegative())]).optional();
+
+/** The eos first, then the generation config's other `eos_token_id`s; an id past the vocabulary is named. */
+function stopIdsOf(eosId: number, config: Record<string, unknown> | null | undefined, vocabSize: number, file: string) {
+  const parsed = eosTokenIdZ.safeParse(config?.eos_token_id);
+  if (!parsed.success) throw new Error(`${file}: eos_token_id must be a token id or a list of them`);
+  const ids = [eosId, ...[parsed.data ?? []].flat()];
+  for (const id of ids)
+    if (id >= vocabSize) throw new Error(`${file}: eos_token_id ${id} is not a token (vocabulary of ${vocabSize})`);
+  return [...new Set(ids)];
 }
 
 /**

@@ -2,7 +2,13 @@ import { currentProtocol } from "@/lib/protocol";
 import type { ChatTemplate } from "@/lib/tokenizer/chat-template";
 import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import type { ReplyScore } from "../judge-evaluation";
-import { type AuditSampling, type PitInterval, pitInterval, processedDistribution } from "../stats/sampling-audit";
+import {
+  type AuditSampling,
+  foldStops,
+  type PitInterval,
+  pitInterval,
+  processedDistribution,
+} from "../stats/sampling-audit";
 import { auditedSpan } from "./audited-span";
 import {
   type ContextLimits,
@@ -138,7 +144,7 @@ export async function scoreSampledReplies(
       const response = parsePromptLogprobsResponse(await postChat(endpoint, body, options));
       const summary = summarize(promptTokenScores(response, prompt.ids, prompt.replyStart, prompt.replyEnd));
       // the audit is shown, never gated: a response it cannot read leaves the reply scored and unaudited
-      const pit = pitIntervals(response, prompt, sampling, p.audited);
+      const pit = pitIntervals(response, prompt, sampling, p.audited, options.tokenizer.stopIds);
       return pit ? { ...summary, pit } : summary;
     },
     options.onProgress,
@@ -151,11 +157,17 @@ function pitIntervals(
   prompt: ScoredPrompt,
   sampling: AuditSampling,
   span: { tokens: number; end: boolean },
+  stopIds: readonly number[],
 ): PitInterval[] | null {
   try {
     const to = span.end ? prompt.replyEnd + 1 : prompt.replyStart + span.tokens;
     const top = promptTopCandidates(response, prompt.ids, prompt.replyStart, sampling.topK, to);
-    return top.map((raw, i) => pitInterval(processedDistribution(raw, sampling), prompt.ids[prompt.replyStart + i]!));
+    return top.map((raw, i) => {
+      const token = prompt.ids[prompt.replyStart + i]!;
+      const dist = processedDistribution(raw, sampling);
+      // the end token read (`replyEnd`) stands for whichever stop token the engine drew
+      return pitInterval(span.end && i === top.length - 1 ? foldStops(dist, token, stopIds) : dist, token);
+    });
   } catch {
     return null;
   }

@@ -3,6 +3,7 @@ import {
   type AuditSampling,
   andersonDarlingPValue,
   andersonDarlingUniform,
+  foldStops,
   kolmogorovPValue,
   ksUniform,
   OUTSIDE_MASS,
@@ -215,6 +216,62 @@ describe("the sampling audit over whole replies", () => {
       expect(samplingAudit(withoutEnd, seed)!.p_value).toBeLessThan(1e-4);
     }
     // 20 runs at the 1% level: more than 2 alarms has probability below 0.1%
+    expect(alarms).toBeLessThanOrEqual(2);
+  });
+
+  /**
+   * Two stop tokens (ids 0 and 1, as Qwen3 stops on <|im_end|> and <|endoftext|>), either drawn; the stream says only
+   * that the reply stopped, and the scoring request closes it with id 0. Read under the distribution with the stops
+   * folded into id 0 the u's are uniform; read as though id 0 were always drawn, id 1's draws land in id 0's slice.
+   */
+  function twoStopReplies(seed: number, count: number) {
+    const rand = seededRandom(seed);
+    const folded: PitInterval[][] = [];
+    const asDrawn0: PitInterval[][] = [];
+    for (let r = 0; r < count; r++) {
+      const a: PitInterval[] = [];
+      const b: PitInterval[] = [];
+      for (let t = 0; t < 60; t++) {
+        const raw = [0, 1, 2, 3, 4, 5].map((id) => ({ id, logprob: id <= 1 ? -1.6 : -1 - 0.2 * id - rand() }));
+        const dist = processedDistribution(raw, REQUESTED);
+        let u = rand();
+        let token = dist.ids[dist.ids.length - 1]!;
+        for (let i = 0; i < dist.ids.length; i++) {
+          u -= dist.probs[i]!;
+          if (u < 0) {
+            token = dist.ids[i]!;
+            break;
+          }
+        }
+        const stopped = token <= 1;
+        const read = stopped ? 0 : token;
+        a.push(pitInterval(stopped ? foldStops(dist, 0, [0, 1]) : dist, read));
+        b.push(pitInterval(dist, read));
+        if (stopped) break;
+      }
+      folded.push(a);
+      asDrawn0.push(b);
+    }
+    return { folded, asDrawn0 };
+  }
+
+  it("reads a reply's end as any of the stop tokens: uniform folded, seen when the drawn one is taken for the close", () => {
+    const dist = processedDistribution(
+      [0, 1, 2, 3].map((id) => ({ id, logprob: -id })),
+      { temperature: 1, topK: 0, topP: 1 },
+    );
+    const f = foldStops(dist, 1, [1, 3]);
+    // the stops' mass in one entry, at the place of the likelier (id 1), named as the close; the rest in order
+    expect(f.ids).toEqual([0, 1, 2]);
+    expect(f.probs[1]).toBeCloseTo(dist.probs[1]! + dist.probs[3]!, 12);
+    expect(f.probs.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 12);
+    expect(foldStops(dist, 1, [1])).toEqual(dist);
+    let alarms = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const { folded, asDrawn0 } = twoStopReplies(seed, 1000);
+      if (!samplingAudit(folded, seed)!.consistent) alarms++;
+      expect(samplingAudit(asDrawn0, seed)!.p_value).toBeLessThan(1e-4);
+    }
     expect(alarms).toBeLessThanOrEqual(2);
   });
 });

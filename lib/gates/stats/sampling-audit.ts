@@ -80,6 +80,32 @@ export function pitInterval(dist: ProcessedDist, token: number, outside = OUTSID
   return { below: scale, mass: outside };
 }
 
+/**
+ * The distribution a reply's end is read under: a stream says the reply stopped, not on which stop token (Qwen3 stops
+ * on `<|im_end|>` and `<|endoftext|>`), and the scoring request closes it with the template's own, `end`. So the
+ * observation is the union of the stop tokens: their mass is folded into one entry named `end`, at the place of the
+ * most likely of them (an order fixed before the observation, as the audit's order must be).
+ */
+export function foldStops(dist: ProcessedDist, end: number, stops: readonly number[]): ProcessedDist {
+  const isStop = (id: number) => id === end || stops.includes(id);
+  const first = dist.ids.findIndex(isStop);
+  if (first < 0) return dist;
+  const ids: number[] = [];
+  const probs: number[] = [];
+  let folded = 0;
+  for (let i = 0; i < dist.ids.length; i++) if (isStop(dist.ids[i]!)) folded += dist.probs[i]!;
+  for (let i = 0; i < dist.ids.length; i++) {
+    if (i === first) {
+      ids.push(end);
+      probs.push(folded);
+    } else if (!isStop(dist.ids[i]!)) {
+      ids.push(dist.ids[i]!);
+      probs.push(dist.probs[i]!);
+    }
+  }
+  return { ids, probs };
+}
+
 /** Whether an interval lies in the reserved outside share (the token was outside the target's processed support). */
 export const isOutside = (p: PitInterval, outside = OUTSIDE_MASS) => p.below >= 1 - outside - 1e-12;
 
