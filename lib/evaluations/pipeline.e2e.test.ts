@@ -70,7 +70,7 @@ describe("the evaluation pipeline on the embedded default", () => {
       return e && ["failed", "void", "scored"].includes(e.status) ? e : undefined;
     }, 240_000);
     expect([evaluation.status, evaluation.specscore, evaluation.reason]).toEqual(["scored", 0, expect.any(String)]);
-    expect(evaluation.reason).toMatch(/candidate engine did not start: the engine did not answer \/health within 30 s/);
+    expect(evaluation.reason).toMatch(/candidate engine did not start: the engine did not answer \/health within 60 s/);
     expect(evaluation.ledger.map((l) => l.kind)).toEqual(["charge"]);
     // its log is kept for its submitter, and no public reason names a server path
     expect(evaluation.logTail).not.toBeNull();

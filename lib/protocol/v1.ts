@@ -166,15 +166,16 @@ const testProfiles: Profile[] = [
     description: "the shortest run that still exercises every phase, for automated tests",
     passes: 3,
     passSeconds: { solo: 2, team: 3, busy: 3 },
-    // long beside its passes: a request still streaming when its grace runs out fails, and with three seconds an
-    // honest engine scored 0 by the failure rule in two of three runs on two crowded cores (the likely cause)
-    graceSeconds: 10,
+    graceSeconds: 3,
     lanesCap: { team: 4, busy: 6 },
     greedyProbes: 8,
     greedyMaxTokens: 48,
     likelihoodReplies: 64,
     fidelityTexts: 8,
-    healthTimeoutSeconds: 30,
+    // the red-team probe tries every way out of its sandbox before it serves (a memory hog to its limit, a fork bomb to
+    // its pids limit): on two crowded cores, in the engine container's one CPU, that took 30 s; the kubernetes e2e's
+    // probe scored 0 in three of four fresh-clone runs, and the one that logged why said it did not start in 30 s
+    healthTimeoutSeconds: 60,
     maxTokensCap: 128,
   },
   {
