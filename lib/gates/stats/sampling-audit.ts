@@ -81,8 +81,9 @@ export function pitInterval(dist: ProcessedDist, token: number, outside = OUTSID
 }
 
 /**
- * The distribution a reply's end is read under: a stream says the reply stopped, not on which stop token (Qwen3 stops
- * on `<|im_end|>` and `<|endoftext|>`), and the scoring request closes it with the template's own, `end`. So the
+ * The distribution a reply's end is read under: a stream says the reply stopped, not on which stop token (a target may
+ * stop on several: its generation config's `eos_token_id`), and the scoring request closes it with the template's own,
+ * `end`. So the
  * observation is the union of the stop tokens: their mass is folded into one entry named `end`, at the place of the
  * most likely of them (an order fixed before the observation, as the audit's order must be).
  */
