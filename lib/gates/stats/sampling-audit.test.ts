@@ -174,6 +174,16 @@ describe("the sampling audit on constructed distributions", () => {
   });
 });
 
+/** One token drawn exactly from `dist` by inverting its CDF at a uniform draw. */
+function drawFrom(dist: { ids: number[]; probs: number[] }, rand: () => number): number {
+  let u = rand();
+  for (let i = 0; i < dist.ids.length; i++) {
+    u -= dist.probs[i]!;
+    if (u < 0) return dist.ids[i]!;
+  }
+  return dist.ids[dist.ids.length - 1]!;
+}
+
 describe("the sampling audit over whole replies", () => {
   /**
    * Replies sampled exactly, token by token, from a target whose end token (id 0) is likely at every position, until
@@ -190,15 +200,7 @@ describe("the sampling audit over whole replies", () => {
       for (let t = 0; t < 60 && !ended; t++) {
         const raw = [0, 1, 2, 3, 4, 5].map((id) => ({ id, logprob: id === 0 ? -1.5 : -1 - 0.2 * id - rand() }));
         const dist = processedDistribution(raw, REQUESTED);
-        let u = rand();
-        let token = dist.ids[dist.ids.length - 1]!;
-        for (let i = 0; i < dist.ids.length; i++) {
-          u -= dist.probs[i]!;
-          if (u < 0) {
-            token = dist.ids[i]!;
-            break;
-          }
-        }
+        const token = drawFrom(dist, rand);
         all.push(pitInterval(dist, token));
         ended = token === 0;
       }
@@ -234,15 +236,7 @@ describe("the sampling audit over whole replies", () => {
       for (let t = 0; t < 60; t++) {
         const raw = [0, 1, 2, 3, 4, 5].map((id) => ({ id, logprob: id <= 1 ? -1.6 : -1 - 0.2 * id - rand() }));
         const dist = processedDistribution(raw, REQUESTED);
-        let u = rand();
-        let token = dist.ids[dist.ids.length - 1]!;
-        for (let i = 0; i < dist.ids.length; i++) {
-          u -= dist.probs[i]!;
-          if (u < 0) {
-            token = dist.ids[i]!;
-            break;
-          }
-        }
+        const token = drawFrom(dist, rand);
         const stopped = token <= 1;
         const read = stopped ? 0 : token;
         a.push(pitInterval(stopped ? foldStops(dist, 0, [0, 1]) : dist, read));
