@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { JUDGE_NODE_FLAGS } from "../../judge/run/node-flags";
+import { repoAgentCommand } from "../../pods/agent/bundle/repo-agent";
 import { qwen3TokenizerDir } from "../../tokenizer/packaged-qwen3";
 
 /** The local kit's bundled entry point's file name, beside the pod agent bundle (lib/kit/build-kit.ts writes it). */
@@ -22,7 +23,7 @@ export interface KitLayout {
 
 /**
  * The kit as it runs: bundled (the kit's `local/` folder, with its own Node, where this code is the bundled CLI) or
- * from the repository (`npx speculatorarena local`, the agent's source through tsx). Bundled code finds everything
+ * from the repository (`npx speculatorarena local`, the agent as the repository's local pods run it: repoAgentCommand). Bundled code finds everything
  * beside itself, as the pod agent bundle does.
  */
 export function kitLayout(): KitLayout {
@@ -40,11 +41,7 @@ export function kitLayout(): KitLayout {
   const repo = join(here, "../../..");
   return {
     kind: "repository",
-    agent: {
-      command: process.execPath,
-      args: [...JUDGE_NODE_FLAGS, "--import", "tsx", join(repo, "lib/pods/agent/main.ts")],
-      cwd: repo,
-    },
+    agent: { ...repoAgentCommand(repo), cwd: repo },
     simEngine: join(repo, "lib/sim-engine/bin/sim-engine"),
     simStockEngineDir: join(repo, "lib/sim-engine/engines/stock"),
     vllmStockEngineDir: join(repo, "lib/pods/stock-engines/vllm"),
