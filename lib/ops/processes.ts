@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { createFailureDigest } from "./failure-digest";
 
 export type ChildEnv = Record<string, string | undefined>;
 
@@ -21,7 +22,7 @@ export function runStep(
 
 /**
  * Runs a command to completion with each output line prefixed with its name (steps that run side by side stay
- * readable); rejects naming the command when it fails.
+ * readable); rejects naming the command, and the tests it said failed, when it fails.
  */
 export function runPrefixedStep(
   name: string,
@@ -36,12 +37,30 @@ export function runPrefixedStep(
       env: options.env as NodeJS.ProcessEnv,
       cwd: options.cwd,
     });
-    for (const stream of [child.stdout, child.stderr])
-      createInterface({ input: stream }).on("line", (line) => process.stdout.write(`[${name}] ${line}\n`));
+    // one a stream: the two interleave in no fixed order, and a runner writes a failure's heading and error to one
+    const digests = [createFailureDigest(), createFailureDigest()];
+    for (const [index, stream] of [child.stdout, child.stderr].entries())
+      createInterface({ input: stream }).on("line", (line) => {
+        digests[index]?.push(line);
+        process.stdout.write(`[${name}] ${line}\n`);
+      });
     child.once("error", (error) => reject(new Error(`${command} could not start: ${error.message}`)));
+    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (code === 0) return resolve();
+      const failures = digests.flatMap((digest) => digest.lines());
+      reject(
+        new Error(
+          `${[command, ...args].join(" ")} exited with ${signal ?? `code ${code}`}${failures.length ? `; what failed:\n${failures.join("\n")}` : ""}`,
+        ),
+      );
+    };
+    // its last lines are read by "close"; a process it left behind may hold the pipes open, so not past a moment
     child.once("exit", (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Error(`${[command, ...args].join(" ")} exited with ${signal ?? `code ${code}`}`));
+      const timer = setTimeout(() => settle(code, signal), 2_000);
+      child.once("close", () => {
+        clearTimeout(timer);
+        settle(code, signal);
+      });
     });
   });
 }

@@ -166,6 +166,8 @@ async function main(): Promise<number> {
   console.log("\n\x1b[1m== summary ==\x1b[0m");
   for (const outcome of outcomes) {
     console.log(`${outcome.ok ? "pass" : "FAIL"}  ${formatSeconds(outcome.ms).padStart(8)}  ${outcome.title}`);
+    // the summary is the tail a CI log shows: what failed is repeated here
+    if (!outcome.ok && outcome.note) console.log(outcome.note.replace(/^/gm, "        "));
   }
   const failed = outcomes.filter((o) => !o.ok);
   console.log(
