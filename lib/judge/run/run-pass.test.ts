@@ -132,12 +132,17 @@ describe("a pass against a scripted server over a real socket", () => {
     const requestMs = r.records.reduce((a, x, i) => a + (truth[i]!.writesMs.at(-1)! - x.sentMs), 0);
     const handSpeed = (10 * r.records.length) / (requestMs / 1000);
     expect(Math.abs(s.speed! / handSpeed - 1)).toBeLessThan(0.03);
-    expect(Math.abs(s.speed! / (10 / 0.13) - 1)).toBeLessThan(0.2);
+    // as programmed: timers fire late, never early, on a loaded machine (the checks against the writes are exact)
+    expect(s.speed! / (10 / 0.13)).toBeGreaterThan(0.5);
+    expect(s.speed! / (10 / 0.13)).toBeLessThan(1.05);
     const handTtft = r.records.map((x, i) => truth[i]!.writesMs[0]! - x.sentMs).sort((a, b) => a - b);
     expect(Math.abs(s.ttftMs.p50! - handTtft[Math.floor(handTtft.length / 2)]!)).toBeLessThan(5);
-    expect(Math.abs(s.ttftMs.p50! - 40)).toBeLessThan(15);
-    expect(Math.abs(s.tpotMs.p50! - 10)).toBeLessThan(2);
-    expect(Math.abs(s.itlMs.p50! - 10)).toBeLessThan(4);
+    expect(s.ttftMs.p50!).toBeGreaterThan(38);
+    expect(s.ttftMs.p50!).toBeLessThan(80);
+    expect(s.tpotMs.p50!).toBeGreaterThan(9);
+    expect(s.tpotMs.p50!).toBeLessThan(20);
+    expect(s.itlMs.p50!).toBeGreaterThan(6);
+    expect(s.itlMs.p50!).toBeLessThan(20);
     expect(s.cacheHit.tokenWeighted).toBeCloseTo(0.25, 10);
     expect(s.cacheHit.perRequest).toBeCloseTo(0.25, 10);
     for (const rec of r.records) expect(rec.outputTokens).toBe(10);
@@ -194,7 +199,8 @@ describe("a pass against a scripted server over a real socket", () => {
       );
     const hand = tokens / (busyMs / 1000);
     expect(Math.abs(r.summary.speed! / hand - 1)).toBeLessThan(0.05);
-    expect(Math.abs(r.summary.speed! / (2 * (10 / 0.13)) - 1)).toBeLessThan(0.2);
+    expect(r.summary.speed! / (2 * (10 / 0.13))).toBeGreaterThan(0.5);
+    expect(r.summary.speed! / (2 * (10 / 0.13))).toBeLessThan(1.05);
     expect(r.summary.allBusySeconds!).toBeGreaterThan(1.1);
   });
 
