@@ -74,6 +74,15 @@ const byLane = (records: RequestRecord[]) => {
   return lanes;
 };
 
+/**
+ * A figure against what the scripted server was programmed to do: on a loaded machine its timers fire late, never
+ * early, so the bounds are wide on the slow side (the checks against the server's own writes are the exact ones).
+ */
+function asProgrammed(value: number, low: number, high: number) {
+  expect(value).toBeGreaterThan(low);
+  expect(value).toBeLessThan(high);
+}
+
 describe("a pass against a scripted server over a real socket", () => {
   it("sends the protocol's request body", async () => {
     const pool = fixturePool();
@@ -132,17 +141,12 @@ describe("a pass against a scripted server over a real socket", () => {
     const requestMs = r.records.reduce((a, x, i) => a + (truth[i]!.writesMs.at(-1)! - x.sentMs), 0);
     const handSpeed = (10 * r.records.length) / (requestMs / 1000);
     expect(Math.abs(s.speed! / handSpeed - 1)).toBeLessThan(0.03);
-    // as programmed: timers fire late, never early, on a loaded machine (the checks against the writes are exact)
-    expect(s.speed! / (10 / 0.13)).toBeGreaterThan(0.5);
-    expect(s.speed! / (10 / 0.13)).toBeLessThan(1.05);
+    asProgrammed(s.speed! / (10 / 0.13), 0.5, 1.05);
     const handTtft = r.records.map((x, i) => truth[i]!.writesMs[0]! - x.sentMs).sort((a, b) => a - b);
     expect(Math.abs(s.ttftMs.p50! - handTtft[Math.floor(handTtft.length / 2)]!)).toBeLessThan(5);
-    expect(s.ttftMs.p50!).toBeGreaterThan(38);
-    expect(s.ttftMs.p50!).toBeLessThan(80);
-    expect(s.tpotMs.p50!).toBeGreaterThan(9);
-    expect(s.tpotMs.p50!).toBeLessThan(20);
-    expect(s.itlMs.p50!).toBeGreaterThan(6);
-    expect(s.itlMs.p50!).toBeLessThan(20);
+    asProgrammed(s.ttftMs.p50!, 38, 80);
+    asProgrammed(s.tpotMs.p50!, 9, 20);
+    asProgrammed(s.itlMs.p50!, 6, 20);
     expect(s.cacheHit.tokenWeighted).toBeCloseTo(0.25, 10);
     expect(s.cacheHit.perRequest).toBeCloseTo(0.25, 10);
     for (const rec of r.records) expect(rec.outputTokens).toBe(10);
@@ -199,8 +203,7 @@ describe("a pass against a scripted server over a real socket", () => {
       );
     const hand = tokens / (busyMs / 1000);
     expect(Math.abs(r.summary.speed! / hand - 1)).toBeLessThan(0.05);
-    expect(r.summary.speed! / (2 * (10 / 0.13))).toBeGreaterThan(0.5);
-    expect(r.summary.speed! / (2 * (10 / 0.13))).toBeLessThan(1.05);
+    asProgrammed(r.summary.speed! / (2 * (10 / 0.13)), 0.5, 1.05);
     expect(r.summary.allBusySeconds!).toBeGreaterThan(1.1);
   });
 
