@@ -34,6 +34,19 @@ import { type LocalCluster, startLocalCluster } from "./testing/local-cluster";
 const ENGINE_UID = 2000;
 const AGENT_UID = 1000;
 
+/** Each live process of a uid: its pid, state, parent, command line and cgroups (what a leak's message needs). */
+async function describeProcesses(uid: number): Promise<string> {
+  const lines: string[] = [];
+  for (const pid of await livePidsOf(uid)) {
+    const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+    const field = (name: string) => new RegExp(`^${name}:\\s+(.*)$`, "m").exec(status)?.[1] ?? "?";
+    const command = (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).replaceAll("\0", " ").trim();
+    const cgroups = (await readFile(`/proc/${pid}/cgroup`, "utf8").catch(() => "")).trim().replaceAll("\n", "; ");
+    lines.push(`pid ${pid} ${field("State")} ppid ${field("PPid")}: ${command || field("Name")} [${cgroups}]`);
+  }
+  return lines.join("\n");
+}
+
 let ctx: ArenaTestContext;
 let redisServer: ChildProcess;
 let redisPort: number;
@@ -274,8 +287,14 @@ describe("a whole evaluation through the kubernetes backend, its pod played from
     expect(canaryConnections).toBe(0);
 
     // After the pod: no process of either uid, the evaluation's sealed inputs gone, another's kept.
-    await until(async () => ((await livePidsOf(ENGINE_UID)).length === 0 ? true : undefined), 20_000);
-    expect(await livePidsOf(AGENT_UID)).toEqual([]);
+    const teardownFrom = Date.now();
+    const gone = await until(
+      async () => ((await livePidsOf(ENGINE_UID)).length === 0 ? true : undefined),
+      30_000,
+    ).catch(() => false);
+    expect(gone, `processes of uid ${ENGINE_UID} outlived the pod:\n${await describeProcesses(ENGINE_UID)}`).toBe(true);
+    console.log(`[kube-e2e] the engine's processes were gone ${Date.now() - teardownFrom} ms after the pod was`);
+    expect(await describeProcesses(AGENT_UID)).toBe("");
     await until(
       async () =>
         (await stat(join(cluster.storage, "evaluations", created.evaluationId)).catch(() => null)) ? undefined : true,

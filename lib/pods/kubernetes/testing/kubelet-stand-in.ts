@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmod, mkdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type {
   V1Container,
@@ -56,6 +56,25 @@ function parseQuantity(value: string): number {
   if (!match) throw new Error(`the stand-in kubelet cannot read the quantity ${value}`);
   const units: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, K: 1e3, M: 1e6, G: 1e9 };
   return Math.round(Number(match[1]) * (match[2] ? (units[match[2]] ?? 1) : 1));
+}
+
+/** The processes whose parent is `pid` (a container's PID 1 is its `unshare`'s only child). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const status = await readFile(`/proc/${name}/status`, "utf8").catch(() => "");
+    if (/^PPid:\s+(\d+)/m.exec(status)?.[1] === String(pid)) out.push(Number(name));
+  }
+  return out;
+}
+
+function signalKill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
 }
 
 interface RunningContainer {
@@ -335,9 +354,19 @@ class PodRun {
     return running;
   }
 
-  /** Stops every container at once (pod deleted, deadline): the end of a container's PID 1 ends all it holds. */
+  /**
+   * Stops every container at once (pod deleted, deadline), as containerd does: SIGKILL to the container's PID 1 (its
+   * PID namespace, all it holds, ends with it), then to whatever its cgroup still holds. Killing `unshare` alone is
+   * not enough: its `--kill-child` is a parent-death signal, which the kernel clears once PID 1 takes the pod's uid.
+   */
   async kill(): Promise<void> {
-    for (const r of this.running) r.process.kill("SIGKILL");
+    await Promise.all(
+      [...this.running].map(async (r) => {
+        for (const pid of r.process.pid ? await childrenOf(r.process.pid) : []) signalKill(pid);
+        r.process.kill("SIGKILL");
+        if (r.cgroups.length > 0) await killCgroup(r.cgroups).catch(() => undefined);
+      }),
+    );
     await Promise.all([...this.running].map((r) => r.exited));
   }
 
