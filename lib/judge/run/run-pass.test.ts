@@ -296,8 +296,9 @@ describe("a pass against a scripted server over a real socket", () => {
     const p = ev.workloads.team.passes[1]!;
     const s1 = await serve(deterministicScript({ ttftMs: 4, gapMs: 2 }));
     const s2 = await serve(deterministicScript({ ttftMs: 9, gapMs: 4 }));
-    const a = await play(s1, p, pool, { passSeconds: 0.8 });
-    const b = await play(s2, p, pool, { passSeconds: 0.8 });
+    // long enough for four turns a lane with the client's work slowed by a loaded machine
+    const a = await play(s1, p, pool, { passSeconds: 2 });
+    const b = await play(s2, p, pool, { passSeconds: 2 });
     const la = byLane(a.records);
     const lb = byLane(b.records);
     let compared = 0;
@@ -369,8 +370,13 @@ describe("a pass against a scripted server over a real socket", () => {
     });
     const fits = make(chats[0]!, 0);
     const over = make(chats[1]!, 1);
-    const r = await play(server, plan("solo", [[fits, over]], 0, salt), pool, { passSeconds: 0.3 });
-    const t1 = (id: string) => r.records.find((x) => x.sessionId === id && x.turn === 1)!;
+    // each session in a lane of its own, with time for its turns' 40,000-token histories on a loaded machine
+    const r = await play(server, plan("solo", [[fits], [over]], 0, salt), pool, { passSeconds: 2 });
+    const t1 = (id: string) => {
+      const found = r.records.find((x) => x.sessionId === id && x.turn === 1);
+      if (!found) throw new Error(`no turn 1 of ${id} in the pass: ${r.records.map((x) => `${x.sessionId}#${x.turn}`)}`);
+      return found;
+    };
     expect(t1(fits.id).windowCut).toBe(false);
     expect(t1(fits.id).promptEstimate + 64).toBe(rule.maxModelLen);
     expect(t1(fits.id).messages).toHaveLength(4);
