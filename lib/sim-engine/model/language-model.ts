@@ -42,22 +42,32 @@ export class LanguageModel {
     readonly params: ModelParams,
   ) {}
 
+  /**
+   * Per token id, its index in the support being built, else -1: a scratch table in place of a Map per call (dist
+   * and top run to their end without yielding, and leave it all -1 again).
+   */
+  private slotTable: Int32Array | null = null;
+
+  private slots(): Int32Array {
+    this.slotTable ??= new Int32Array(this.floor.size).fill(-1);
+    return this.slotTable;
+  }
+
   dist(state: SequenceState): TokenDist {
     const toks = state.tokens;
     const len = toks.length;
     const { maxOrder, beta, backoff, copyWeight, noise, noiseSalt, perturb, perturbSalt, eps } = this.params;
-    const index = new Map<number, number>();
+    const slot = this.slots();
     const ids: number[] = [];
     const w: number[] = [];
+    // the support in first-added order, each weight summed in the order its parts are added (the sampler reads both)
     const add = (id: number, v: number) => {
-      let j = index.get(id);
-      if (j === undefined) {
-        j = ids.length;
-        index.set(id, j);
+      const j = slot[id]!;
+      if (j < 0) {
+        slot[id] = ids.length;
         ids.push(id);
-        w.push(0);
-      }
-      w[j] = w[j]! + v;
+        w.push(0 + v);
+      } else w[j] = w[j]! + v;
     };
     let remaining = 1;
     for (let o = Math.min(maxOrder, len); o >= 1; o--) {
@@ -78,8 +88,9 @@ export class LanguageModel {
         add(cand, copyWeight);
       }
     }
-    const e = index.get(this.floor.eosId);
-    if (e !== undefined) w[e] = w[e]! * this.params.eosScale;
+    const e = slot[this.floor.eosId]!;
+    if (e >= 0) w[e] = w[e]! * this.params.eosScale;
+    for (let i = 0; i < ids.length; i++) slot[ids[i]!] = -1;
     const ctx = hashTokens(toks, Math.max(0, len - 3), len, noiseSalt) % 0x7fffffff;
     let max = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < w.length; i++) {
@@ -117,19 +128,65 @@ export class LanguageModel {
     return above + 1;
   }
 
-  /** The k most likely tokens, most likely first (ties by id). */
+  /**
+   * The k most likely tokens, most likely first (ties by id): the support's k best and the floor's first k tokens
+   * outside the support, sorted together; no token past either can be among the k.
+   */
   top(d: TokenDist, k: number): { id: number; prob: number }[] {
-    const out = d.ids.map((id, i) => ({ id, prob: d.probs[i]! }));
-    const inSupport = new Set(d.ids);
-    let taken = 0;
-    for (const id of this.floor.order) {
-      if (taken >= k) break;
-      if (inSupport.has(id)) continue;
-      out.push({ id, prob: d.eps * this.floor.weights[id]! });
-      taken++;
+    if (k <= 0) return [];
+    const before = (pa: number, ia: number, pb: number, ib: number) => pa > pb || (pa === pb && ia < ib);
+    const bestIds: number[] = [];
+    const bestProbs: number[] = [];
+    for (let i = 0; i < d.ids.length; i++) {
+      const id = d.ids[i]!;
+      const p = d.probs[i]!;
+      const n = bestIds.length;
+      if (n === k && !before(p, id, bestProbs[n - 1]!, bestIds[n - 1]!)) continue;
+      let at = n === k ? n - 1 : n;
+      while (at > 0 && before(p, id, bestProbs[at - 1]!, bestIds[at - 1]!)) {
+        bestIds[at] = bestIds[at - 1]!;
+        bestProbs[at] = bestProbs[at - 1]!;
+        at--;
+      }
+      bestIds[at] = id;
+      bestProbs[at] = p;
     }
-    out.sort((a, b) => b.prob - a.prob || a.id - b.id);
-    return out.slice(0, k);
+    // the floor's first k outside the support: in the floor's order, which its products by eps keep unless rounding
+    // ties two of them (insertion puts those by id, as the sort order says)
+    const slot = this.slots();
+    for (let i = 0; i < d.ids.length; i++) slot[d.ids[i]!] = i;
+    const floorIds: number[] = [];
+    const floorProbs: number[] = [];
+    for (const id of this.floor.order) {
+      if (floorIds.length >= k) break;
+      if (slot[id]! >= 0) continue;
+      const p = d.eps * this.floor.weights[id]!;
+      let at = floorIds.length;
+      while (at > 0 && before(p, id, floorProbs[at - 1]!, floorIds[at - 1]!)) {
+        floorIds[at] = floorIds[at - 1]!;
+        floorProbs[at] = floorProbs[at - 1]!;
+        at--;
+      }
+      floorIds[at] = id;
+      floorProbs[at] = p;
+    }
+    for (let i = 0; i < d.ids.length; i++) slot[d.ids[i]!] = -1;
+    const out: { id: number; prob: number }[] = [];
+    let a = 0;
+    let b = 0;
+    while (out.length < k && (a < bestIds.length || b < floorIds.length)) {
+      const fromBest =
+        b >= floorIds.length ||
+        (a < bestIds.length && before(bestProbs[a]!, bestIds[a]!, floorProbs[b]!, floorIds[b]!));
+      if (fromBest) {
+        out.push({ id: bestIds[a]!, prob: bestProbs[a]! });
+        a++;
+      } else {
+        out.push({ id: floorIds[b]!, prob: floorProbs[b]! });
+        b++;
+      }
+    }
+    return out;
   }
 
   argmax(d: TokenDist): number {

@@ -44,6 +44,25 @@ describe("the toy target model", () => {
     expect(m.target.rank(d, rare)).toBeGreaterThan(m.tokenizer.vocabSize - 100);
   });
 
+  it("gives as top-k the k most likely tokens of the whole vocabulary (ties by id), for every model and k", () => {
+    const models = [m.target, m.make({ ...m.target.params, maxOrder: 2, copyWeight: 0, noise: 1.8, noiseSalt: 29 })];
+    const texts = ["How do magnets work?", "Write a haiku about tea.", "List three prime numbers.", "Hi"];
+    for (const model of models) {
+      for (const text of texts) {
+        const state = prompt(text);
+        for (let step = 0; step < 3; step++) {
+          const d = model.dist(state);
+          const all = Array.from({ length: m.floor.size }, (_, id) => ({ id, prob: model.prob(d, id) }));
+          all.sort((a, b) => b.prob - a.prob || a.id - b.id);
+          for (const k of [1, 5, 20, d.ids.length + 7]) expect(model.top(d, k)).toEqual(all.slice(0, k));
+          // the scratch table it shares with dist is left clean: the same context gives the same distribution
+          expect(model.dist(state)).toEqual(d);
+          state.push(model.argmax(d));
+        }
+      }
+    }
+  });
+
   it("is deterministic from the context", () => {
     const a = m.target.dist(prompt("Same context"));
     const b = m.target.dist(prompt("Same context"));
