@@ -374,7 +374,8 @@ describe("a pass against a scripted server over a real socket", () => {
     const r = await play(server, plan("solo", [[fits], [over]], 0, salt), pool, { passSeconds: 2 });
     const t1 = (id: string) => {
       const found = r.records.find((x) => x.sessionId === id && x.turn === 1);
-      if (!found) throw new Error(`no turn 1 of ${id} in the pass: ${r.records.map((x) => `${x.sessionId}#${x.turn}`)}`);
+      if (!found)
+        throw new Error(`no turn 1 of ${id} in the pass: ${r.records.map((x) => `${x.sessionId}#${x.turn}`)}`);
       return found;
     };
     expect(t1(fits.id).windowCut).toBe(false);
