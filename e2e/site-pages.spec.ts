@@ -175,3 +175,23 @@ test("the arena's icon and social image are in public/, named by every page's he
   expect(svg.status()).toBe(200);
   expect(svg.headers()["content-type"]).toContain("image/svg+xml");
 });
+
+test("the page checks find what they look for: a sideways scroll, a serious axe finding, a link told by colour alone", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/");
+  await page.setContent(
+    [
+      '<html lang="en"><head><title>broken</title></head><body><main><h1>Broken</h1>',
+      '<img src="/favicon.png">',
+      '<p>Read <a href="/guide" style="text-decoration: none">the guide</a> first.</p>',
+      '<div style="width: 900px">wide</div>',
+      "</main></body></html>",
+    ].join(""),
+  );
+  const problems = (await pageProblems(page, "broken")).join("\n");
+  expect(problems).toMatch(/broken scrolls sideways by \d+ px/);
+  expect(problems).toMatch(/broken: image-alt \(critical\)/);
+  expect(problems).toMatch(/broken: link without underline: the guide → \/guide/);
+});
