@@ -34,6 +34,30 @@ export interface ModelParams {
   eosScale: number;
 }
 
+/** Whether (pa, ia) sorts before (pb, ib): more likely first, ties by id. */
+const before = (pa: number, ia: number, pb: number, ib: number) => pa > pb || (pa === pb && ia < ib);
+
+/** The `cap` best tokens offered so far, kept sorted by insertion (k is small: 20 for the checks). */
+class RankedList {
+  readonly ids: number[] = [];
+  readonly probs: number[] = [];
+
+  constructor(private readonly cap: number) {}
+
+  offer(id: number, p: number): void {
+    const n = this.ids.length;
+    if (n === this.cap && !before(p, id, this.probs[n - 1]!, this.ids[n - 1]!)) return;
+    let at = n === this.cap ? n - 1 : n;
+    while (at > 0 && before(p, id, this.probs[at - 1]!, this.ids[at - 1]!)) {
+      this.ids[at] = this.ids[at - 1]!;
+      this.probs[at] = this.probs[at - 1]!;
+      at--;
+    }
+    this.ids[at] = id;
+    this.probs[at] = p;
+  }
+}
+
 /** A deterministic function from context to a full-vocabulary distribution, cheap enough for 20 busy lanes. */
 export class LanguageModel {
   constructor(
@@ -134,55 +158,30 @@ export class LanguageModel {
    */
   top(d: TokenDist, k: number): { id: number; prob: number }[] {
     if (k <= 0) return [];
-    const before = (pa: number, ia: number, pb: number, ib: number) => pa > pb || (pa === pb && ia < ib);
-    const bestIds: number[] = [];
-    const bestProbs: number[] = [];
-    for (let i = 0; i < d.ids.length; i++) {
-      const id = d.ids[i]!;
-      const p = d.probs[i]!;
-      const n = bestIds.length;
-      if (n === k && !before(p, id, bestProbs[n - 1]!, bestIds[n - 1]!)) continue;
-      let at = n === k ? n - 1 : n;
-      while (at > 0 && before(p, id, bestProbs[at - 1]!, bestIds[at - 1]!)) {
-        bestIds[at] = bestIds[at - 1]!;
-        bestProbs[at] = bestProbs[at - 1]!;
-        at--;
-      }
-      bestIds[at] = id;
-      bestProbs[at] = p;
-    }
+    const best = new RankedList(k);
+    for (let i = 0; i < d.ids.length; i++) best.offer(d.ids[i]!, d.probs[i]!);
     // the floor's first k outside the support: in the floor's order, which its products by eps keep unless rounding
-    // ties two of them (insertion puts those by id, as the sort order says)
+    // ties two of them (the list puts those by id, as the sort order says)
     const slot = this.slots();
     for (let i = 0; i < d.ids.length; i++) slot[d.ids[i]!] = i;
-    const floorIds: number[] = [];
-    const floorProbs: number[] = [];
+    const fromFloor = new RankedList(k);
     for (const id of this.floor.order) {
-      if (floorIds.length >= k) break;
-      if (slot[id]! >= 0) continue;
-      const p = d.eps * this.floor.weights[id]!;
-      let at = floorIds.length;
-      while (at > 0 && before(p, id, floorProbs[at - 1]!, floorIds[at - 1]!)) {
-        floorIds[at] = floorIds[at - 1]!;
-        floorProbs[at] = floorProbs[at - 1]!;
-        at--;
-      }
-      floorIds[at] = id;
-      floorProbs[at] = p;
+      if (fromFloor.ids.length >= k) break;
+      if (slot[id]! < 0) fromFloor.offer(id, d.eps * this.floor.weights[id]!);
     }
     for (let i = 0; i < d.ids.length; i++) slot[d.ids[i]!] = -1;
     const out: { id: number; prob: number }[] = [];
     let a = 0;
     let b = 0;
-    while (out.length < k && (a < bestIds.length || b < floorIds.length)) {
+    while (out.length < k && (a < best.ids.length || b < fromFloor.ids.length)) {
       const fromBest =
-        b >= floorIds.length ||
-        (a < bestIds.length && before(bestProbs[a]!, bestIds[a]!, floorProbs[b]!, floorIds[b]!));
+        b >= fromFloor.ids.length ||
+        (a < best.ids.length && before(best.probs[a]!, best.ids[a]!, fromFloor.probs[b]!, fromFloor.ids[b]!));
       if (fromBest) {
-        out.push({ id: bestIds[a]!, prob: bestProbs[a]! });
+        out.push({ id: best.ids[a]!, prob: best.probs[a]! });
         a++;
       } else {
-        out.push({ id: floorIds[b]!, prob: floorProbs[b]! });
+        out.push({ id: fromFloor.ids[b]!, prob: fromFloor.probs[b]! });
         b++;
       }
     }
