@@ -83,6 +83,13 @@ function asProgrammed(value: number, low: number, high: number) {
   expect(value).toBeLessThan(high);
 }
 
+/**
+ * How late a lane may send its next request here: on two loaded cores an event loop stalls for tens of milliseconds
+ * at times (the judge's own lateness on a quiet core is the fidelity benchmark's, lib/judge/bench/fidelity.ts); a lane
+ * that waited on something it should not would be seconds late.
+ */
+const SEND_SLACK_MS = 1_000;
+
 describe("a pass against a scripted server over a real socket", () => {
   it("sends the protocol's request body", async () => {
     const pool = fixturePool();
@@ -150,7 +157,11 @@ describe("a pass against a scripted server over a real socket", () => {
     expect(s.cacheHit.tokenWeighted).toBeCloseTo(0.25, 10);
     expect(s.cacheHit.perRequest).toBeCloseTo(0.25, 10);
     for (const rec of r.records) expect(rec.outputTokens).toBe(10);
-    expect(s.latenessMs.max!).toBeLessThan(50);
+    // lateness is each send against its schedule, as the records have them: late, never early
+    const late = r.records.map((x) => x.sentMs - x.scheduledMs);
+    expect(s.latenessMs.max).toBe(Math.max(...late));
+    expect(Math.min(...late)).toBeGreaterThanOrEqual(0);
+    expect(s.latenessMs.max!).toBeLessThan(SEND_SLACK_MS);
     // progress: started, ticks with elapsed and counts, ended with the figures
     expect(events[0]!.type).toBe("pass-started");
     const ticks = events.filter((e) => e.type === "pass-progress");
@@ -240,7 +251,8 @@ describe("a pass against a scripted server over a real socket", () => {
       for (let i = 2; i < recs.length; i++) {
         const gap = recs[i]!.sentMs - recs[i - 2]!.doneMs;
         expect(gap).toBeGreaterThanOrEqual(199.5);
-        expect(recs[i]!.sentMs - recs[i]!.scheduledMs).toBeLessThan(50);
+        expect(recs[i]!.sentMs - recs[i]!.scheduledMs).toBeGreaterThanOrEqual(0);
+        expect(recs[i]!.sentMs - recs[i]!.scheduledMs).toBeLessThan(SEND_SLACK_MS);
         expect(recs[i]!.scheduledMs).toBeCloseTo(Math.max(recs[i - 2]!.doneMs + 200, recs[i - 1]!.doneMs), 6);
       }
       expect(recs.length).toBeGreaterThanOrEqual(6);
