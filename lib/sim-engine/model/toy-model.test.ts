@@ -4,7 +4,7 @@ import { loadTargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { Rng } from "./rng";
 import { processDist, sampleFrom } from "./sampling";
 import { SequenceState } from "./sequence-state";
-import { buildToyModel, defaultToyModel, type ToyModel } from "./toy-model";
+import { buildToyModel, DRAFT_PARAMS, defaultToyModel, type ToyModel } from "./toy-model";
 
 const PROTOCOL_SAMPLING = { temperature: 0.7, topK: 20, topP: 0.8 };
 let m: ToyModel;
@@ -45,7 +45,7 @@ describe("the toy target model", () => {
   });
 
   it("gives as top-k the k most likely tokens of the whole vocabulary (ties by id), for every model and k", () => {
-    const models = [m.target, m.make({ ...m.target.params, maxOrder: 2, copyWeight: 0, noise: 1.8, noiseSalt: 29 })];
+    const models = [m.target, m.make(DRAFT_PARAMS)];
     const texts = ["How do magnets work?", "Write a haiku about tea.", "List three prime numbers.", "Hi"];
     for (const model of models) {
       for (const text of texts) {
