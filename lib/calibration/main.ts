@@ -110,6 +110,7 @@ async function calibrate(args: z.infer<typeof argsSchema>): Promise<{ report: Ca
       console.log(
         `[${done}/${total}] ${pod.key} (${pod.mode}, seed ${pod.seed}): ${pod.outcome}${pod.record ? `, SpecScore ${pod.record.specscore ?? "void"}, speedup ${pod.record.speedup.toFixed(4)}` : ""}${pod.reason ? ` (${pod.reason})` : ""}, ${pod.wallSeconds.toFixed(0)} s`,
       );
+      for (const warning of pod.warnings ?? []) console.log(`    ${warning}`);
     },
   });
   await logged;

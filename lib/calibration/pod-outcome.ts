@@ -14,6 +14,8 @@ export interface CalibrationPod {
   reason: string | null;
   record: ResultRecord | null;
   wallSeconds: number;
+  /** The pod agent's warnings and errors, as it logged them (an unanswered check names its cause there). */
+  warnings?: string[];
 }
 
 /** The report's line for one pod: its verdict, scores and ratios, and the gates it failed. */

@@ -19,7 +19,11 @@ const lineSchema = z.object({
   group: z.enum(["aa", "reference"]),
   pod: calibrationRunSchema
     .pick({ key: true, label: true, mode: true, seed: true, outcome: true, reason: true })
-    .extend({ record: resultRecordSchema.nullable(), wallSeconds: z.number().nonnegative() }),
+    .extend({
+      record: resultRecordSchema.nullable(),
+      wallSeconds: z.number().nonnegative(),
+      warnings: z.array(z.string()).optional(),
+    }),
   finished_at: z.string().datetime(),
 });
 
