@@ -5,13 +5,13 @@ import type { CalibrationReport } from "../protocol/calibration-schema";
 import { redTeamEnv } from "../red-team/env";
 import { calibrationReportFrom } from "./build-report";
 import { formatCalibration } from "./format-report";
-import { appendPod, readPodsLog, startPodsLog } from "./pods-log";
+import { appendPod, readPodsLogs, startPodsLog } from "./pods-log";
 import { calibrationFile, formatReportFile } from "./report-file";
 import { runCalibration } from "./run-calibration";
 
 const USAGE = [
-  "usage: npm run calibrate -- --task qwen3-8b --profile <name> --aa N [--references] [--out FILE] [--pods FILE] [--concurrency 1] [--sim-speed 1]",
-  "       npm run calibrate -- --rebuild PODS_FILE [--out FILE]   (the report again from a run's pods log)",
+  "usage: npm run calibrate -- --task qwen3-8b --profile <name> --aa N [--references] [--only aa|references] [--out FILE] [--pods FILE] [--concurrency 1] [--sim-speed 1]",
+  "       npm run calibrate -- --rebuild PODS_FILE[,PODS_FILE] [--out FILE]   (the report again from a run's pods logs)",
 ].join("\n");
 
 const argsSchema = z
@@ -24,8 +24,11 @@ const argsSchema = z
     concurrency: z.coerce.number().int().min(1).max(8).default(1),
     "sim-speed": z.coerce.number().positive().default(1),
     pods: z.string().min(1).optional(),
+    /** One group of the calibration's pods (A/A runs or references), with the seeds the whole run gives them. */
+    only: z.enum(["aa", "references"]).optional(),
   })
-  .strict();
+  .strict()
+  .refine((a) => a.only !== "references" || a.references, { message: "references needs --references", path: ["only"] });
 const rebuildSchema = z.object({ rebuild: z.string().min(1), out: z.string().min(1).optional() }).strict();
 
 function rawFlags(argv: string[]): Record<string, string | boolean> {
@@ -58,8 +61,7 @@ const controller = new AbortController();
 process.on("SIGINT", () => controller.abort());
 
 async function rebuild(options: z.infer<typeof rebuildSchema>): Promise<{ report: CalibrationReport; out: string }> {
-  const { header, pods, lastFinishedAt } = await readPodsLog(options.rebuild);
-  const started = new Date(header.started_at);
+  const { header, pods, lastFinishedAt, wallSeconds } = await readPodsLogs(options.rebuild.split(","));
   const report = calibrationReportFrom({
     protocol,
     task: header.task,
@@ -68,8 +70,8 @@ async function rebuild(options: z.infer<typeof rebuildSchema>): Promise<{ report
     pods,
     simSpeed: header.sim_speed,
     concurrency: header.concurrency,
-    createdAt: lastFinishedAt ?? started,
-    wallSeconds: lastFinishedAt ? (lastFinishedAt.getTime() - started.getTime()) / 1000 : 0,
+    createdAt: lastFinishedAt ?? new Date(header.started_at),
+    wallSeconds,
   });
   const out = options.out ?? calibrationFile(protocol.version, header.task);
   await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
@@ -80,7 +82,7 @@ async function calibrate(args: z.infer<typeof argsSchema>): Promise<{ report: Ca
   const task = args.task as TaskId;
   const out = args.out ?? calibrationFile(protocol.version, task);
   console.log(
-    `calibrating ${task} under ${args.profile}: ${args.aa} A/A evaluation(s)${args.references ? " and the simulated references" : ""}, ${args.concurrency} pod(s) at once, SIM_SPEED ${args["sim-speed"]}`,
+    `calibrating ${task} under ${args.profile}: ${args.only === "references" ? "" : `${args.aa} A/A evaluation(s)`}${args.references && args.only !== "aa" ? `${args.only ? "" : " and "}the simulated references` : ""}, ${args.concurrency} pod(s) at once, SIM_SPEED ${args["sim-speed"]}`,
   );
   const podsFile = args.pods;
   if (podsFile)
@@ -102,6 +104,7 @@ async function calibrate(args: z.infer<typeof argsSchema>): Promise<{ report: Ca
     protocol,
     simSpeed: args["sim-speed"],
     concurrency: args.concurrency,
+    only: args.only === "references" ? "reference" : args.only,
     env: redTeamEnv(process.env),
     out,
     signal: controller.signal,

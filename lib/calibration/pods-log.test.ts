@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { currentProtocol } from "../protocol";
 import { calibrationReportFrom } from "./build-report";
 import { figures, pod } from "./calibration-fixtures";
-import { appendPod, readPodsLog, startPodsLog } from "./pods-log";
+import { appendPod, readPodsLog, readPodsLogs, startPodsLog } from "./pods-log";
 
 const dir = await mkdtemp(join(tmpdir(), "pods-log-"));
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -66,5 +66,28 @@ describe("a calibration's pods log", () => {
     await writeFile(file, "");
     await expect(readPodsLog(file)).rejects.toThrow(/empty pods log/);
     expect(await readFile(file, "utf8")).toBe("");
+  });
+
+  it("reads the logs of a calibration's groups run apart as one: A/A pods first, their times added up", async () => {
+    const refs = join(dir, "refs.pods.jsonl");
+    const aa = join(dir, "aa.pods.jsonl");
+    await startPodsLog(refs, { ...header, concurrency: 3, started_at: "2026-12-02T10:00:00.000Z" });
+    await appendPod(
+      refs,
+      { group: "reference", pod: pod("ngram-4", figures(), "c") },
+      new Date("2026-12-02T11:00:00.000Z"),
+    );
+    await startPodsLog(aa, { ...header, concurrency: 2 });
+    for (const seed of ["a", "b"])
+      await appendPod(aa, { group: "aa", pod: pod("stock", figures(), seed) }, new Date("2026-12-01T10:30:00.000Z"));
+    const merged = await readPodsLogs([refs, aa]);
+    expect(merged.pods.map((p) => `${p.group}:${p.pod.seed}`)).toEqual(["aa:a", "aa:b", "reference:c"]);
+    expect(merged.header.concurrency).toBe(3);
+    expect(merged.wallSeconds).toBe(3600 + 1800);
+    expect(merged.lastFinishedAt?.toISOString()).toBe("2026-12-02T11:00:00.000Z");
+
+    const other = join(dir, "other.pods.jsonl");
+    await startPodsLog(other, { ...header, profile: "ci" });
+    await expect(readPodsLogs([aa, other])).rejects.toThrow(`${other}: its profile is ci, not smoke as in ${aa}`);
   });
 });

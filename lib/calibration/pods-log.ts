@@ -67,3 +67,33 @@ export async function readPodsLog(
   }
   return { header: header.data, pods, lastFinishedAt: last };
 }
+
+/**
+ * Several pods logs of one calibration read as one (its A/A pods and its references run apart, `--only`): the same
+ * task, profile, SIM_SPEED and A/A count, the A/A pods first; its wall time is the logs' own times added up, and it
+ * ran as many pods at once as the widest of them.
+ */
+export async function readPodsLogs(
+  paths: readonly string[],
+): Promise<{ header: PodsLogHeader; pods: FinishedPod[]; lastFinishedAt: Date | null; wallSeconds: number }> {
+  if (paths.length === 0) throw new Error("no pods log given");
+  const logs = await Promise.all(paths.map(readPodsLog));
+  const first = logs[0]!.header;
+  for (const [i, log] of logs.entries()) {
+    for (const key of ["task", "profile", "sim_speed", "aa"] as const)
+      if (log.header[key] !== first[key])
+        throw new Error(`${paths[i]}: its ${key} is ${log.header[key]}, not ${first[key]} as in ${paths[0]}`);
+  }
+  const pods = logs.flatMap((l) => l.pods);
+  const finished = logs.flatMap((l) => (l.lastFinishedAt ? [l.lastFinishedAt] : []));
+  return {
+    header: { ...first, concurrency: Math.max(...logs.map((l) => l.header.concurrency)) },
+    pods: [...pods.filter((p) => p.group === "aa"), ...pods.filter((p) => p.group === "reference")],
+    lastFinishedAt: finished.length ? new Date(Math.max(...finished.map((d) => d.getTime()))) : null,
+    wallSeconds: logs.reduce(
+      (sum, l) =>
+        sum + (l.lastFinishedAt ? (l.lastFinishedAt.getTime() - new Date(l.header.started_at).getTime()) / 1000 : 0),
+      0,
+    ),
+  };
+}

@@ -58,4 +58,40 @@ describe("runCalibration's schedule", () => {
     const seeds = [...report.aa.runs, ...report.references].map((r) => r.seed);
     expect(new Set(seeds).size).toBe(seeds.length);
   });
+
+  it("runs one group alone with the seeds the whole calibration gives it", async () => {
+    const seen: { mode: string; seed: string }[] = [];
+    const runPod = async (options: PodRunOptions): Promise<PodRun> => {
+      seen.push({ mode: options.mode, seed: options.seed });
+      return {
+        mode: options.mode,
+        seed: options.seed,
+        outcome: "error",
+        reason: "a stand-in pod",
+        record: null,
+        wallSeconds: 1,
+        logTail: null,
+        agentLog: [],
+      };
+    };
+    const common = {
+      task: "qwen3-8b" as const,
+      profile: "ci",
+      aa: 4,
+      references: true,
+      protocol: currentProtocol(),
+      simSpeed: 1,
+      concurrency: 2,
+      env,
+      runPod,
+    };
+    await runCalibration(common);
+    const whole = [...seen];
+    seen.length = 0;
+    await runCalibration({ ...common, only: "reference" });
+    expect(seen).toEqual(whole.filter((p) => p.mode !== "stock"));
+    seen.length = 0;
+    await runCalibration({ ...common, only: "aa" });
+    expect(seen).toEqual(whole.filter((p) => p.mode === "stock"));
+  });
 });

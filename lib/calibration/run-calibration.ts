@@ -26,6 +26,8 @@ export interface CalibrationOptions {
   out?: string;
   signal?: AbortSignal;
   onPod?: (pod: CalibrationPod, group: "aa" | "reference", done: number, total: number) => void;
+  /** Only this group's pods, each with the seed the whole calibration gives it (their report merged later). */
+  only?: "aa" | "reference";
   /** How one pod is run: by default a separate pod agent (runPodFor); tests give their own. */
   runPod?: (options: PodRunOptions) => Promise<PodRun>;
 }
@@ -109,7 +111,8 @@ export async function runCalibration(options: CalibrationOptions): Promise<Calib
   // slower than the A/A stock engines timed after it (seven pods at once under the full profile: the A/A busy passes'
   // ratios averaged 0.957). Within the A/A group every pod is in the same phase as the others, candidate or stock.
   for (const group of ["aa", "reference"] as const)
-    await runGroup(jobs.flatMap((job, index) => (job.group === group ? [index] : [])));
+    if (!options.only || options.only === group)
+      await runGroup(jobs.flatMap((job, index) => (job.group === group ? [index] : [])));
   if (options.signal?.aborted) throw new Error("the calibration was stopped");
   done.sort((a, b) => a.index - b.index);
   const report = calibrationReportFrom({
