@@ -5,6 +5,18 @@ import { runCalibration } from "./run-calibration";
 
 const env = { PATH: "/usr/bin:/bin" } as never;
 
+/** What a stand-in pod comes back with: no record, and the agent's log lines given. */
+const standInRun = (options: PodRunOptions, agentLog: string[] = []): PodRun => ({
+  mode: options.mode,
+  seed: options.seed,
+  outcome: "error",
+  reason: "a stand-in pod",
+  record: null,
+  wallSeconds: 1,
+  logTail: null,
+  agentLog,
+});
+
 describe("runCalibration's schedule", () => {
   it("runs every A/A pod before any reference's, each group up to the concurrency at once, and keeps the pods' warnings", async () => {
     const spans: { mode: string; start: number; end: number }[] = [];
@@ -19,16 +31,10 @@ describe("runCalibration's schedule", () => {
       await new Promise((r) => setTimeout(r, 5 + ((spans.length * 7) % 11)));
       running--;
       spans.push({ mode: options.mode, start, end: clock++ });
-      return {
-        mode: options.mode,
-        seed: options.seed,
-        outcome: "error",
-        reason: "a stand-in pod",
-        record: null,
-        wallSeconds: 1,
-        logTail: null,
-        agentLog: ["info: started", "warn: 1 sampled replies went unanswered: fetch failed (ECONNRESET)"],
-      };
+      return standInRun(options, [
+        "info: started",
+        "warn: 1 sampled replies went unanswered: fetch failed (ECONNRESET)",
+      ]);
     };
     const seen: string[] = [];
     const report = await runCalibration({
@@ -63,16 +69,7 @@ describe("runCalibration's schedule", () => {
     const seen: { mode: string; seed: string }[] = [];
     const runPod = async (options: PodRunOptions): Promise<PodRun> => {
       seen.push({ mode: options.mode, seed: options.seed });
-      return {
-        mode: options.mode,
-        seed: options.seed,
-        outcome: "error",
-        reason: "a stand-in pod",
-        record: null,
-        wallSeconds: 1,
-        logTail: null,
-        agentLog: [],
-      };
+      return standInRun(options);
     };
     const common = {
       task: "qwen3-8b" as const,
