@@ -1,7 +1,11 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { buildRepoAgentBundle, buildRepoSimEngineBundle } from "../pods/agent/bundle/build-agent-bundle";
+import {
+  buildRepoAgentBundle,
+  buildRepoSimEngineBundle,
+  buildRepoTokenizerCache,
+} from "../pods/agent/bundle/build-agent-bundle";
 import { repoRoot } from "./arena-stack";
 import { opsEnv } from "./env";
 import { formatSeconds, runPrefixedStep, runStep } from "./processes";
@@ -120,9 +124,10 @@ async function main(): Promise<number> {
     // after generate, which writes under lib/: every simulated engine and local pod agent the tests start runs these
     // bundles while they are newer than everything under lib/ (lib/sim-engine/bin/sim-engine,
     // lib/pods/agent/bundle/repo-agent.ts), the sources through tsx otherwise
-    await section("the simulated engine's and the pod agent's bundles", async () => {
+    await section("the simulated engine's and the pod agent's bundles, the tokenizer cache", async () => {
       console.log(await buildRepoSimEngineBundle());
       console.log(await buildRepoAgentBundle());
+      console.log(await buildRepoTokenizerCache());
     });
     await run("biome", "biome check", bin("biome"), ["check", "."]);
     if (generated) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { z } from "zod";
 import { assertStableSplits } from "./stable-split";
+import { type BpeTables, defaultCacheDirs, readTokenizerCache } from "./tokenizer-cache";
 
 /** The files of a tokenizer directory (`TOKENIZER`, the target's checkpoint) that the arena reads. */
 export const TOKENIZER_FILE = "tokenizer.json";
@@ -58,6 +59,8 @@ export interface TokenizerFiles {
   fingerprint: string;
   /** generation_config.json beside them, where there is one. */
   generationConfig?: Record<string, unknown> | null;
+  /** The model's tables from a trusted cache (tokenizer-cache.ts); `tokenizerJson` then lacks the vocab and merges. */
+  bpeTables?: BpeTables;
 }
 
 /** A special token in tokenizer_config.json: a plain string, or an AddedToken object with its `content`. */
@@ -167,22 +170,69 @@ export function checkTokenizerDir(dir: string): void {
     throw new Error(`${join(dir, TOKENIZER_CONFIG_FILE)} names no eos_token`);
 }
 
-/** Reads a tokenizer directory's files (`TOKENIZER`: the target's checkpoint). */
-export function readTokenizerFiles(dir: string): TokenizerFiles {
+/**
+ * Reads a tokenizer directory's files (`TOKENIZER`: the target's checkpoint). With `cacheDirs`, a BPE model's tables
+ * come from a trusted cache of these very bytes where there is one (`bpeTables`), and tokenizer.json is not parsed.
+ */
+export function readTokenizerFiles(dir: string, options: { cacheDirs?: string[] } = {}): TokenizerFiles {
   const path = join(dir, TOKENIZER_FILE);
   if (!existsSync(path)) throw new Error(`the tokenizer directory ${dir} has no ${TOKENIZER_FILE}`);
   const bytes = readFileSync(path);
+  const fingerprint = createHash("sha256").update(bytes).digest("hex");
+  const cached = options.cacheDirs ? readTokenizerCache(fingerprint, options.cacheDirs) : null;
   let tokenizerJson: Record<string, unknown>;
   try {
-    tokenizerJson = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+    tokenizerJson = cached?.json ?? (JSON.parse(bytes.toString("utf8")) as Record<string, unknown>);
   } catch (error) {
     throw new Error(`${path} is not JSON: ${(error as Error).message}`);
   }
   const tokenizerConfig = readJson(dir, TOKENIZER_CONFIG_FILE);
   const chatTemplate = chatTemplateOf(dir, parseConfig(dir, tokenizerConfig));
-  const fingerprint = createHash("sha256").update(bytes).digest("hex");
   const generationConfig = existsSync(join(dir, GENERATION_CONFIG_FILE)) ? readJson(dir, GENERATION_CONFIG_FILE) : null;
-  return { dir, tokenizerJson, tokenizerConfig, chatTemplate, fingerprint, generationConfig };
+  return {
+    dir,
+    tokenizerJson,
+    tokenizerConfig,
+    chatTemplate,
+    fingerprint,
+    generationConfig,
+    ...(cached ? { bpeTables: cached.tables } : {}),
+  };
+}
+
+interface BpeModelTables {
+  tokens_to_ids: Map<string, number>;
+  vocab: string[];
+  bpe_ranks: Map<string, number>;
+  unk_token?: string | null;
+  unk_token_id?: number;
+}
+
+/**
+ * Puts cached tables into a tokenizer built from a tokenizer.json without them, exactly as the library's BPE model
+ * and Tokenizer constructors would have filled them (vocabulary, then the added tokens over it, then the merge ranks).
+ */
+function fillBpeTables(tok: Tokenizer, tables: BpeTables, added: readonly { id: number; content: string }[]): void {
+  const model = tok.model as unknown as Partial<BpeModelTables> | null;
+  if (
+    !model ||
+    !(model.tokens_to_ids instanceof Map) ||
+    !(model.bpe_ranks instanceof Map) ||
+    !Array.isArray(model.vocab)
+  )
+    throw new Error("the tokenizers library's BPE model no longer has the tables the cache fills");
+  const ids = new Map<string, number>();
+  for (let i = 0; i < tables.vocabTokens.length; i++) ids.set(tables.vocabTokens[i]!, tables.vocabIds[i]!);
+  const vocab = new Array<string>(ids.size);
+  for (const [token, id] of ids) vocab[id] = token;
+  model.unk_token_id = model.unk_token == null ? undefined : ids.get(model.unk_token);
+  for (const t of added) {
+    ids.set(t.content, t.id);
+    vocab[t.id] = t.content;
+  }
+  model.tokens_to_ids = ids;
+  model.vocab = vocab;
+  model.bpe_ranks = new Map(tables.mergeKeys.map((key, rank) => [key, rank]));
 }
 
 export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
@@ -196,6 +246,7 @@ export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
   let tok: Tokenizer;
   try {
     tok = new Tokenizer(files.tokenizerJson, files.tokenizerConfig);
+    if (files.bpeTables) fillBpeTables(tok, files.bpeTables, json.data.added_tokens);
   } catch (error) {
     throw new Error(`${join(files.dir, TOKENIZER_FILE)} cannot be loaded: ${(error as Error).message}`);
   }
@@ -262,6 +313,6 @@ function stopIdsOf(eosId: number, config: Record<string, unknown> | null | undef
  * The tokenizer of a target's directory: tokenizer.json, tokenizer_config.json (its eos_token, the template's named
  * tokens) and the chat template (see `chatTemplateOf`). Throws an error naming the directory and the missing file.
  */
-export function loadTargetTokenizer(dir: string): TargetTokenizer {
-  return createTokenizer(readTokenizerFiles(dir));
+export function loadTargetTokenizer(dir: string, options: { cacheDirs?: string[] } = {}): TargetTokenizer {
+  return createTokenizer(readTokenizerFiles(dir, { cacheDirs: options.cacheDirs ?? defaultCacheDirs() }));
 }

@@ -6,7 +6,9 @@ import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
 import { BUNDLED_TOKEN_WORKER } from "@/lib/judge/tokens/token-counter";
 import { ENTER_ENGINE } from "@/lib/pods/sandbox/engine-command";
 import { CORPUS_FILE, CORPUS_IDS_FILE } from "@/lib/sim-engine/model/corpus";
-import { BUNDLED_TOKENIZER_DIR, copyQwen3TokenizerFiles } from "@/lib/tokenizer/packaged-qwen3";
+import { BUNDLED_TOKENIZER_DIR, copyQwen3TokenizerFiles, qwen3TokenizerDir } from "@/lib/tokenizer/packaged-qwen3";
+import { readTokenizerFiles } from "@/lib/tokenizer/target-tokenizer";
+import { REPO_TOKENIZER_CACHE, writeTokenizerCache } from "@/lib/tokenizer/tokenizer-cache";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
@@ -124,6 +126,18 @@ export async function buildRepoAgentBundle(): Promise<string> {
   await rm(target, { recursive: true, force: true });
   await rename(staging, target);
   return target;
+}
+
+/**
+ * The packaged Qwen3 tokenizer's tables in the repository's tokenizer cache (`.build/tokenizer-cache`), which every
+ * load of that tokenizer by the repository's code and bundles reads instead of rebuilding them (tokenizer-cache.ts):
+ * the simulated targets', the engines' and the agents' in local pods.
+ */
+export async function buildRepoTokenizerCache(): Promise<string> {
+  const dir = join(REPO_ROOT, REPO_TOKENIZER_CACHE);
+  const files = readTokenizerFiles(qwen3TokenizerDir());
+  writeTokenizerCache(dir, files.fingerprint, files.tokenizerJson);
+  return dir;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
