@@ -131,11 +131,12 @@ async function main(): Promise<number> {
     });
     await run("biome", "biome check", bin("biome"), ["check", "."]);
     if (generated) {
-      // Three lanes side by side on the two-core CI machine: tsc then the unit tests (one file at a time); the build
-      // then the whole evaluations, whose files run a few at a time (a pod waits on its fixed-time passes and
-      // timeouts far more than it computes), the red-team matrix's rows last, five pods at a time; Playwright as soon
-      // as the build and Chromium are there. Each lane alone leaves a core idle for long stretches: the three keep
-      // both busy (a fresh clone here: 873 s, against 1,007 s with Playwright after the first lane to end).
+      // Three lanes side by side on the two-core CI machine: the unit tests (one file at a time), the longest lane,
+      // from the start; the build then the whole evaluations, whose files run a few at a time (a pod waits on its
+      // fixed-time passes and timeouts far more than it computes), the red-team matrix's rows last, five pods at a
+      // time; tsc while the build runs, then Playwright once the build and Chromium are there. Each lane alone leaves
+      // a core idle for long stretches: the three keep both busy (a fresh clone here: 873 s, against 1,007 s with
+      // Playwright after the first lane to end).
       // Chromium (an apt install on a fresh machine, about a minute) comes in while the other steps run
       const chromium = steps.has("e2e")
         ? section("Chromium for the browser tests", () =>
@@ -143,10 +144,7 @@ async function main(): Promise<number> {
           )
         : Promise.resolve(true);
       const build = run("build", "next build", bin("next"), ["build"], "build");
-      const checks = (async () => {
-        await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"], "tsc");
-        await run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit");
-      })();
+      const unit = run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit");
       const evaluations = (async () => {
         // the image tree's and the clients' tests use this build rather than making their own
         await build;
@@ -160,10 +158,11 @@ async function main(): Promise<number> {
         await run("vitest", "vitest run: red-team matrix", bin("vitest"), ["run", "--project", "red-team"], "red-team");
       })();
       const browser = (async () => {
+        await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"], "tsc");
         if (!(await build) || !(await chromium)) return;
         await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
       })();
-      await Promise.all([checks, evaluations, browser]);
+      await Promise.all([unit, evaluations, browser]);
     }
   }
 
