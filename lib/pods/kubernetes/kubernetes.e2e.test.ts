@@ -138,6 +138,12 @@ async function probeEngine(): Promise<string> {
       { how: "read", path: cluster.workerEnv.TEST_POOL_PATH!, property: "no-pool" },
       { how: "list", path: join(base, "node"), property: "no-pool" },
       { how: "read", path: cluster.workerEnv.KUBECONFIG!, property: "no-arena-state" },
+      // the target the agent counts with, the stock engine, the root, and the checkout's tokenizer cache and bundles
+      { how: "write", path: POD_PATHS.target, property: "arena-code-unwritable" },
+      { how: "write", path: POD_PATHS.stockEngine, property: "arena-code-unwritable" },
+      { how: "write", path: "/", property: "arena-code-unwritable" },
+      { how: "write", path: join(repoRoot(), ".build", "tokenizer-cache"), property: "arena-code-unwritable" },
+      { how: "write", path: join(repoRoot(), ".build", "repo-pod-agent"), property: "arena-code-unwritable" },
       { how: "list", path: base, property: "private-tmp" },
       ...canaryFiles.map((path) => ({ how: "read", path, property: "private-tmp" })),
     ],

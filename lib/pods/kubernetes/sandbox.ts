@@ -34,6 +34,9 @@ export const KUBERNETES_SANDBOX: Record<SandboxPropertyId, KubernetesHold> = {
   "no-arena-state": {
     how: "the arena's data, state and credentials are mounted nowhere in the pod; no service-account token; the agent's environment is in another container, under another uid",
   },
+  "arena-code-unwritable": {
+    how: "the engine container's root file system is read-only and every arena folder it sees (the target, the stock engine, its own sealed inputs) is mounted read-only; the agent, its bundle and its folder are in another container",
+  },
   "memory-limit": {
     how: "the engine container's memory limit (its own cgroup, requests equal to limits): an engine past it is OOM-killed, never the agent",
   },

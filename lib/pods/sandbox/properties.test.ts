@@ -40,6 +40,7 @@ describe("the sandbox's properties", () => {
       "no-other-inputs",
       "no-pool",
       "no-arena-state",
+      "arena-code-unwritable",
       "memory-limit",
       "process-limit",
       "leftovers-cleared",

@@ -26,6 +26,7 @@ export type ProbeAttack =
   | "kill-init"
   | "list"
   | "read"
+  | "write"
   | "earlier-process"
   | "earlier-file"
   | "memory"
@@ -51,6 +52,7 @@ export const SANDBOX_PROPERTY_IDS = [
   "no-other-inputs",
   "no-pool",
   "no-arena-state",
+  "arena-code-unwritable",
   "memory-limit",
   "process-limit",
   "leftovers-cleared",
@@ -113,6 +115,14 @@ export const SANDBOX_PROPERTIES: readonly SandboxProperty[] = [
     section: "9",
     needs: ["engine-user", "namespaces"],
     probe: ["list", "read"],
+  },
+  {
+    id: "arena-code-unwritable",
+    promise:
+      "no engine can change the arena's code or what it trusts beside it: the agent's and the simulated engine's bundles, the tokenizer cache, the agent's folder",
+    section: "9",
+    needs: ["engine-user"],
+    probe: ["write"],
   },
   {
     id: "memory-limit",

@@ -36,7 +36,9 @@ import { type SpawnedWorker, simulatedWorkerEnv, spawnWorker } from "../../testi
 import { type ReceivedEvent, readSse } from "../../testing/sse-client";
 import { until } from "../../testing/until";
 import { copyQwen3TokenizerFiles } from "../../tokenizer/packaged-qwen3";
+import { REPO_TOKENIZER_CACHE } from "../../tokenizer/tokenizer-cache";
 import { issueToken } from "../../tokens/issue-token";
+import { buildRepoTokenizerCache } from "../agent/bundle/build-agent-bundle";
 import { livePidsOf } from "../agent/engine-user";
 import { LocalPodBackend } from "../local/local-pod-backend";
 import { processAlive } from "../local/process-alive";
@@ -98,6 +100,8 @@ async function hostLeftovers(): Promise<string[]> {
 }
 
 beforeAll(async () => {
+  // the probe must find a cache file to try writing, as npm test leaves one
+  await buildRepoTokenizerCache();
   hostTmp = await mkdtemp(join(tmpdir(), "arena-sandbox-e2e-"));
   redisPort = await freePort();
   const socket = join(hostTmp, "redis.sock");
@@ -192,6 +196,11 @@ async function probeEngine(): Promise<string> {
       { how: "read", path: POD_PATHS.pool, property: "no-pool" },
       { how: "list", path: hostTmp, property: "private-tmp" },
       ...canaryFiles.map((path) => ({ how: "read", path, property: "private-tmp" })),
+      // beside these, the probe tries the checkout's bundles, launcher and tokenizer cache, found from ARENA_SIM_ENGINE
+      { how: "write", path: POD_PATHS.agent, property: "arena-code-unwritable" },
+      { how: "write", path: POD_PATHS.target, property: "arena-code-unwritable" },
+      { how: "write", path: POD_PATHS.stockEngine, property: "arena-code-unwritable" },
+      { how: "write", path: join(repoRoot(), REPO_TOKENIZER_CACHE), property: "arena-code-unwritable" },
     ],
     hostProcessMarkers: ["workers/main.ts", "vitest", "redis-server", "postgres"],
     heartbeatSeconds: 1,

@@ -72,6 +72,20 @@ def load_config(path):
             {"how": "list", "path": os.path.join(data, "pools"), "property": "no-pool"},
             {"how": "read", "path": os.path.join(data, "pools", "test.jsonl"), "property": "no-pool"},
         ]
+        # what the agent and the stock engine run and trust: a cheater's way into the judge's own counts
+        cache = os.path.join(repo, ".build", "tokenizer-cache")
+        try:
+            cached = [os.path.join(cache, name) for name in sorted(os.listdir(cache))]
+        except OSError:
+            cached = []
+        for target in [
+            cache,
+            *cached,
+            os.path.join(repo, ".build", "repo-pod-agent"),
+            os.path.join(repo, ".build", "sim-engine"),
+            os.path.dirname(launcher),
+        ]:
+            paths.append({"how": "write", "path": target, "property": "arena-code-unwritable"})
     config["paths"] = paths
     return config
 
@@ -190,9 +204,28 @@ def init_start():
         return None
 
 
+def write(path, prop):
+    """Creates a file in a folder, or opens a file for appending, writing nothing: being let is the breach."""
+    try:
+        if os.path.isdir(path):
+            made = os.path.join(path, f"probe-write-{os.getpid()}")
+            os.close(os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            os.unlink(made)
+            attempt("write", prop, path, True, "created a file in it")
+        else:
+            with open(path, "ab"):
+                pass
+            attempt("write", prop, path, True, "opened it for writing")
+    except OSError as e:
+        attempt("write", prop, path, False, why(e))
+
+
 def files(config):
     for entry in config.get("paths", []):
         path, prop = entry["path"], entry["property"]
+        if entry.get("how") == "write":
+            write(path, prop)
+            continue
         try:
             if entry.get("how") == "list" or os.path.isdir(path):
                 names = os.listdir(path)
