@@ -54,7 +54,7 @@ describe("a candidate engine that kills its agent, on a host without the sandbox
       type: "log",
       level: "warn",
       message: expect.stringMatching(
-        /^the engine sandbox lacks 11 of its 12 properties: .*processes-unsignalable.* \(the sandbox is turned off \(ENGINE_SANDBOX=off\)\)$/,
+        /^the engine sandbox lacks 12 of its 13 properties: .*processes-unsignalable.* \(the sandbox is turned off \(ENGINE_SANDBOX=off\)\)$/,
       ),
     });
     expect(events).toContainEqual({ type: "engine", engine: "candidate", state: "starting", seq: expect.any(Number) });
