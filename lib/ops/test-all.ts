@@ -28,12 +28,6 @@ const argsSchema = z.object({ only: stepList.optional(), skip: stepList.optional
 /** Whole-evaluation test files run at once (vitest.config.ts: the evaluations project). */
 const EVALUATION_FILES_AT_ONCE = 3;
 
-/**
- * Unit test files run at once. Vitest's default on two cores is one; the whole evaluations and Playwright wait on
- * fixed-time passes for long stretches, and one file at a time left a core idle then (the suite used 1.5 of its 2).
- */
-const UNIT_FILES_AT_ONCE = 2;
-
 type Outcome = { title: string; ok: boolean; ms: number; note?: string };
 
 const outcomes: Outcome[] = [];
@@ -150,13 +144,7 @@ async function main(): Promise<number> {
           )
         : Promise.resolve(true);
       const build = run("build", "next build", bin("next"), ["build"], "build");
-      const unit = run(
-        "vitest",
-        "vitest run: unit",
-        bin("vitest"),
-        ["run", "--project", "unit", `--maxWorkers=${UNIT_FILES_AT_ONCE}`],
-        "unit",
-      );
+      const unit = run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit");
       const evaluations = (async () => {
         // the image tree's and the clients' tests use this build rather than making their own
         await build;
