@@ -12,7 +12,7 @@ const globalForPrisma = globalThis as unknown as { arenaPrisma?: PrismaClient };
  * burst into internal errors: 25 submissions at once on one account queue behind its advisory lock while holding the
  * pool's 10 connections, and on a loaded two-core host the last ones waited past 2 s for a connection.
  */
-export const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
+const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
 
 export function createPrismaClient(databaseUrl: string): PrismaClient {
   return new PrismaClient({
