@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as submit } from "@/app/api/submissions/route";
 import { db } from "../db/client";
 import { packDirectory } from "../engine-archive/pack-directory";
+import { getProfile } from "../protocol";
 import { resetEventHubForTests } from "../queue/event-hub";
 import { type ArenaTestContext, setupArenaTestContext } from "../testing/arena-test-context";
 import { type SpawnedWorker, simulatedWorkerEnv, spawnWorker } from "../testing/spawn-worker";
@@ -13,8 +14,8 @@ import { issueToken } from "../tokens/issue-token";
 import { repoRoot } from "./runtime";
 
 // End to end on the embedded default: the API, the queue, the real worker process, the local pod backend, the pod
-// agent and the simulated engines, for engines that never start, under the `ci` profile. A whole scored evaluation,
-// streamed live across a reconnect, is participant-path.e2e.test.ts's.
+// agent and the simulated engines, for engines that never start. A whole scored evaluation, streamed live across a
+// reconnect, is participant-path.e2e.test.ts's.
 
 let ctx: ArenaTestContext;
 let token: string;
@@ -27,7 +28,7 @@ async function engineArchive(mode: string): Promise<string> {
   return (await packDirectory(join(repoRoot(), "lib/sim-engine/engines", mode))).toString("base64");
 }
 
-async function submitEngine(inline: string): Promise<{ id: string; evaluationId: string }> {
+async function submitEngine(inline: string, profile = "ci"): Promise<{ id: string; evaluationId: string }> {
   const response = await submit(
     new Request("http://arena.test/api/submissions", {
       method: "POST",
@@ -37,7 +38,7 @@ async function submitEngine(inline: string): Promise<{ id: string; evaluationId:
         split: "dev",
         engine: { inline },
         solution: { method: "simulated", kind: "eagle3" },
-        profile: "ci",
+        profile,
       }),
     }),
     { params: Promise.resolve({}) },
@@ -64,13 +65,17 @@ afterAll(async () => {
 describe("the evaluation pipeline on the embedded default", () => {
   it("scores a candidate that never becomes healthy 0, with that reason, and charges it (protocol section 7)", async () => {
     workers.push(spawnWorker(workerEnv()));
-    const created = await submitEngine(await engineArchive("never-healthy"));
+    // the profile with the shortest health limit: the test waits all of it
+    const created = await submitEngine(await engineArchive("never-healthy"), "redteam");
     const evaluation = await until(async () => {
       const e = await db().evaluation.findUnique({ where: { id: created.evaluationId }, include: { ledger: true } });
       return e && ["failed", "void", "scored"].includes(e.status) ? e : undefined;
     }, 240_000);
     expect([evaluation.status, evaluation.specscore, evaluation.reason]).toEqual(["scored", 0, expect.any(String)]);
-    expect(evaluation.reason).toMatch(/candidate engine did not start: the engine did not answer \/health within 60 s/);
+    const limit = getProfile("redteam")?.healthTimeoutSeconds;
+    expect(evaluation.reason).toContain(
+      `candidate engine did not start: the engine did not answer /health within ${limit} s`,
+    );
     expect(evaluation.ledger.map((l) => l.kind)).toEqual(["charge"]);
     // its log is kept for its submitter, and no public reason names a server path
     expect(evaluation.logTail).not.toBeNull();

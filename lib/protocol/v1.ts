@@ -173,9 +173,10 @@ const testProfiles: Profile[] = [
     likelihoodReplies: 64,
     fidelityTexts: 8,
     // the red-team probe tries every way out of its sandbox before it serves (a memory hog to its limit, a fork bomb to
-    // its pids limit): on two crowded cores, in the engine container's one CPU, that took 30 s; the kubernetes e2e's
-    // probe scored 0 in three of four fresh-clone runs, and the one that logged why said it did not start in 30 s
-    healthTimeoutSeconds: 60,
+    // its pids limit): 9.5 s on idle cores, 16 s beside six busy loops, 54 s in a fresh clone's CI on two crowded
+    // cores, whose kubernetes e2e then failed at 60 s with the engine still starting. A limit, never a wait: only an
+    // engine that never starts waits it all (pipeline.e2e's runs under the redteam profile's 30 s)
+    healthTimeoutSeconds: 120,
     maxTokensCap: 128,
   },
   {

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 
+STARTED = time.monotonic()
 START = f"{os.getpid()}-{int(time.time() * 1000)}"
 MARK = "arena-probe-leftover"
 LEFTOVER_FILES = [f"/tmp/{MARK}", f"/var/tmp/{MARK}", f"/dev/shm/{MARK}", f"/tmp/.{MARK}-dir/file"]
@@ -37,6 +38,8 @@ HEARTBEAT = (
 
 def emit(line):
     line["start"] = START
+    # seconds since the probe began: the engine's health timeout counts them, so a log shows which step took them
+    line["at"] = round(time.monotonic() - STARTED, 3)
     print("ARENA-PROBE " + json.dumps(line, sort_keys=True), flush=True)
 
 
