@@ -3,10 +3,10 @@
 
 One line per attempt on standard output (the engine's log, which the pod agent keeps for the operators):
 
-    ARENA-PROBE {"start": ..., "kind": "attempt", "attack": ..., "property": ..., "target": ..., "achieved": ..., "detail": ...}
+    ARENA-PROBE {"start": ..., "at": ..., "kind": "attempt", "attack": ..., "property": ..., "target": ..., "achieved": ..., "detail": ...}
 
 `achieved` is true when the attack got what it wanted; `property` names the entry of lib/pods/sandbox/properties.ts
-it tests. `kind: "note"` lines say what the probe set up (detached processes, files) for a later start to look for.
+it tests; `at` is the seconds since the probe began. `kind: "note"` lines say what the probe set up (detached processes, files) for a later start to look for.
 Standard library only. It never signals anything but pid 1 for real: every other process is tried with signal 0,
 the permission check kill(2) makes for any signal, so a probe run outside a sandbox breaks nothing of the host.
 """
@@ -38,7 +38,7 @@ HEARTBEAT = (
 
 def emit(line):
     line["start"] = START
-    # seconds since the probe began: the engine's health timeout counts them, so a log shows which step took them
+    # the engine's health timeout counts these seconds too: a log shows which step took them
     line["at"] = round(time.monotonic() - STARTED, 3)
     print("ARENA-PROBE " + json.dumps(line, sort_keys=True), flush=True)
 
