@@ -134,7 +134,8 @@ async function main(): Promise<number> {
       // Three lanes side by side on the two-core CI machine: the unit tests (one file at a time), the longest lane,
       // from the start; the build then the whole evaluations, whose files run a few at a time (a pod waits on its
       // fixed-time passes and timeouts far more than it computes), the red-team matrix's rows last, five pods at a
-      // time; tsc while the build runs, then Playwright once the build and Chromium are there. Each lane alone leaves
+      // time; tsc while the build runs, then Playwright once the build and Chromium are there, then the unit-late files
+      // (vitest.config.ts). Each lane alone leaves
       // a core idle for long stretches: the three keep both busy (a fresh clone here: 873 s, against 1,007 s with
       // Playwright after the first lane to end).
       // Chromium (an apt install on a fresh machine, about a minute) comes in while the other steps run
@@ -159,8 +160,9 @@ async function main(): Promise<number> {
       })();
       const browser = (async () => {
         await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"], "tsc");
-        if (!(await build) || !(await chromium)) return;
-        await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
+        if ((await build) && (await chromium))
+          await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
+        await run("vitest", "vitest run: unit-late", bin("vitest"), ["run", "--project", "unit-late"], "unit-late");
       })();
       await Promise.all([unit, evaluations, browser]);
     }
