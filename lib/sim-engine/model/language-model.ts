@@ -94,12 +94,14 @@ export class LanguageModel {
       } else w[j] = w[j]! + v;
     };
     let remaining = 1;
+    const t = this.tables;
     for (let o = Math.min(maxOrder, len); o >= 1; o--) {
-      const c = this.tables.byOrder[o]!.get(hashTokens(toks, len - o, len, o));
-      if (!c) continue;
-      const lambda = c.total / (c.total + backoff * c.distinct);
-      const scale = (remaining * lambda) / c.total;
-      for (let i = 0; i < c.ids.length; i++) add(c.ids[i]!, scale * c.counts[i]!);
+      const row = t.byOrder[o]!.get(hashTokens(toks, len - o, len, o));
+      if (row === undefined) continue;
+      const total = t.rowTotal[row]!;
+      const lambda = total / (total + backoff * t.rowDistinct[row]!);
+      const scale = (remaining * lambda) / total;
+      for (let i = t.rowStart[row]!, end = t.rowStart[row + 1]!; i < end; i++) add(t.ids[i]!, scale * t.counts[i]!);
       remaining *= 1 - lambda;
     }
     const u = this.tables.unigram;
