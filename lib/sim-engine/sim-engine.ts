@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { z } from "zod";
 import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
+import { SegmentEncoder, turnStartToken } from "@/lib/tokenizer/segment-encoder";
 import { loadTargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { type AttackStrengths, strengthsLabel, strengthsProblem } from "./attack-strengths";
 import { Rng } from "./model/rng";
@@ -23,7 +24,6 @@ import { KvCache } from "./scheduler/kv-cache";
 import { ApiError } from "./server/api-error";
 import { handleChat, PromptCache } from "./server/chat-handler";
 import { renderMetrics } from "./server/metrics";
-import { SegmentEncoder, turnStartToken } from "./server/segment-encoder";
 import {
   type Drafter,
   ModelDrafter,

@@ -21,6 +21,7 @@ import {
   runWorkload,
 } from "../../judge";
 import { allowedMemoryMib, currentProtocol, getProfile, getTask, WORKLOAD_IDS, type WorkloadId } from "../../protocol";
+import { withTurnCache } from "../../tokenizer/segment-encoder";
 import { type ContainerEngines, openContainerEngines } from "../engine-container/container-engines";
 import { type DeviceProbe, detectDeviceProbe, nvidiaSmiProbe, simulatedDeviceProbe } from "./device-probe";
 import { engineLogin } from "./engine-login";
@@ -355,7 +356,9 @@ async function runPodWith(
     const candidateReplies = drawAcrossGroups(repliesByWorkload(candidate), profile.likelihoodReplies, seedNumber);
     const stockReplies = drawAcrossGroups(repliesByWorkload(stock), profile.likelihoodReplies, seedNumber + 1);
 
-    const { tokenizer, template } = await tokens.ready();
+    const ready = await tokens.ready();
+    const { template } = ready;
+    const tokenizer = withTurnCache(ready.tokenizer, template);
     emit({ type: "phase", phase: "checks-candidate", engine: "candidate" });
     const c = await start("candidate", protocol.engine.checksGpuMemoryUtilization);
     const endpointC = { baseUrl: c.url, model };

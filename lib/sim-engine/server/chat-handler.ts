@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { ChatTemplate } from "@/lib/tokenizer/chat-template";
+import type { SegmentEncoder } from "@/lib/tokenizer/segment-encoder";
 import type { TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import type { TemplateMarks } from "@/lib/tokenizer/template-marks";
 import type { LanguageModel } from "../model/language-model";
@@ -10,7 +11,6 @@ import { ApiError } from "./api-error";
 import { type ChatRequest, parseChatRequest } from "./chat-request";
 import { IncrementalDetokenizer } from "./detokenizer";
 import { promptLogprobs, renderPrompt } from "./prompt";
-import type { SegmentEncoder } from "./segment-encoder";
 
 export interface ChatDeps {
   servedName: string;

@@ -1,5 +1,6 @@
-import type { AddedTokenInfo, TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
-import type { TemplateMarks } from "@/lib/tokenizer/template-marks";
+import type { ChatTemplate } from "./chat-template";
+import type { AddedTokenInfo, TargetTokenizer } from "./target-tokenizer";
+import { type TemplateMarks, templateMarks } from "./template-marks";
 
 /**
  * The added token that opens every message of the target's template (`<|im_start|>` in ChatML), where cutting a
@@ -58,4 +59,13 @@ export class SegmentEncoder {
     }
     return out;
   }
+}
+
+/**
+ * `tokenizer` with its encode going turn by turn through a SegmentEncoder: the same ids, each turn encoded once. The
+ * checks render every scored reply's whole conversation, and its prefix, where most turns were already encoded.
+ */
+export function withTurnCache(tokenizer: TargetTokenizer, template: ChatTemplate): TargetTokenizer {
+  const encoder = new SegmentEncoder(tokenizer, turnStartToken(tokenizer, templateMarks(template, tokenizer)));
+  return { ...tokenizer, encode: (text) => encoder.encode(text) };
 }

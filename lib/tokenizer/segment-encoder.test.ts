@@ -4,7 +4,7 @@ import { FIXTURE_TOKENIZER_DIR } from "@/lib/tokenizer/fixtures/build-fixture";
 import { qwen3Tokenizer } from "@/lib/tokenizer/packaged-qwen3";
 import { loadTargetTokenizer, type TargetTokenizer } from "@/lib/tokenizer/target-tokenizer";
 import { templateMarks } from "@/lib/tokenizer/template-marks";
-import { SegmentEncoder, turnStartToken } from "./segment-encoder";
+import { SegmentEncoder, turnStartToken, withTurnCache } from "./segment-encoder";
 
 const tools = [
   {
@@ -37,6 +37,20 @@ describe.each([
     }
     expect(enc.encode("")).toEqual([]);
     expect(enc.encode("plain text without turns")).toEqual(tok.encode("plain text without turns"));
+  });
+
+  it("serves a tokenizer whose encode gives the same ids, prefixes cut mid-turn included", () => {
+    const tok = load();
+    const template = new ChatTemplate(tok);
+    const cached = withTurnCache(tok, template);
+    for (let n = 1; n <= messages.length; n++) {
+      const text = template.render(messages.slice(0, n), { tools, addGenerationPrompt: false });
+      for (const end of [text.length, text.length - 3, Math.floor(text.length / 2)]) {
+        expect(cached.encode(text.slice(0, end))).toEqual(tok.encode(text.slice(0, end)));
+      }
+    }
+    expect(cached.decode(cached.encode("ünïcödé 😀"))).toBe("ünïcödé 😀");
+    expect(cached.eosId).toBe(tok.eosId);
   });
 });
 
