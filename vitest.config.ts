@@ -5,16 +5,10 @@ const alias = { "@": fileURLToPath(new URL("./", import.meta.url)) };
 const ignored = ["node_modules/**", ".next/**", ".arena/**", "e2e/**"];
 /**
  * Unit files `npm test` runs after Playwright rather than in the unit lane, which ran alone for its last 150 s in a
- * fresh clone here (unit 1,154.8 s; Playwright's lane ended at about 875 s, the evaluations' at 1,005 s): four of the
- * longest, about 200 s of it, needing neither the build nor each other. With the first two only, the unit lane still
- * ended 120 s after the others (1,118 s against about 1,000).
+ * fresh clone here (unit 1,154.8 s; Playwright's lane ended at about 875 s, the evaluations' at 1,005 s): two of the
+ * longest, 123 s of it, needing neither the build nor each other.
  */
-const unitAfterBrowser = [
-  "lib/gates/driver/sampling-audit.test.ts",
-  "lib/kit/python-client.test.ts",
-  "lib/board/board-cache.test.ts",
-  "lib/judge/tokens/target-dir.test.ts",
-];
+const unitAfterBrowser = ["lib/gates/driver/sampling-audit.test.ts", "lib/kit/python-client.test.ts"];
 
 export default defineConfig({
   resolve: { alias },
