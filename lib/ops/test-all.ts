@@ -135,9 +135,8 @@ async function main(): Promise<number> {
       // from the start; the build then the whole evaluations, whose files run a few at a time (a pod waits on its
       // fixed-time passes and timeouts far more than it computes), the red-team matrix's rows last, five pods at a
       // time; tsc while the build runs, then Playwright once the build and Chromium are there, then the unit-late files
-      // (vitest.config.ts). Each lane alone leaves
-      // a core idle for long stretches: the three keep both busy (a fresh clone here: 873 s, against 1,007 s with
-      // Playwright after the first lane to end).
+      // (vitest.config.ts). Each lane alone leaves a core idle for long stretches: the three keep both busy (a fresh
+      // clone here: 873 s, against 1,007 s with Playwright after the first lane to end).
       // Chromium (an apt install on a fresh machine, about a minute) comes in while the other steps run
       const chromium = steps.has("e2e")
         ? section("Chromium for the browser tests", () =>
