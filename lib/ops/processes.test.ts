@@ -1,5 +1,10 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
+import { sessionNice } from "./favour-session";
 import { runPrefixedStep } from "./processes";
+
+/** The session id of a process (/proc/<pid>/stat's sixth field, after the command's parenthesis). */
+const sessionOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
 
 describe("runPrefixedStep", () => {
   it("rejects with the failed tests the step printed, so the run's summary names them", async () => {
@@ -32,5 +37,28 @@ describe("runPrefixedStep", () => {
 
   it("resolves when the step exits 0", async () => {
     await expect(runPrefixedStep("ok", process.execPath, ["-e", "process.exit(0)"])).resolves.toBeUndefined();
+  });
+
+  it("runs a favoured step in a session of its own, its CPU share raised where this user may raise it", async () => {
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      const script = [
+        'const { readFileSync } = require("node:fs");',
+        'console.log("stat", readFileSync("/proc/self/stat", "utf8").trim());',
+        // read a moment after its start: the share is raised once the spawn returns
+        'setTimeout(() => console.log("autogroup", readFileSync("/proc/self/autogroup", "utf8").trim()), 300);',
+      ].join("\n");
+      await runPrefixedStep("favoured", process.execPath, ["-e", script], { favoured: true });
+      const lines = write.mock.calls.map(([line]) => String(line));
+      const stat = lines.find((l) => l.startsWith("[favoured] stat "))!.slice("[favoured] stat ".length);
+      expect(sessionOf(stat)).toBe(Number(stat.split(" ")[0]));
+      expect(sessionOf(stat)).not.toBe(sessionOf(readFileSync("/proc/self/stat", "utf8")));
+      const ours = sessionNice(process.pid);
+      const autogroup = lines.find((l) => l.startsWith("[favoured] autogroup "))!;
+      // root (as CI runs here) may lower the nice value; anyone else keeps the default share, and the step still runs
+      if (ours !== null) expect(autogroup).toMatch(process.getuid?.() === 0 ? / nice -10\n$/ : / nice 0\n$/);
+    } finally {
+      write.mockRestore();
+    }
   });
 });

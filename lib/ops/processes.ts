@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { createFailureDigest } from "./failure-digest";
+import { favourSession } from "./favour-session";
 
 export type ChildEnv = Record<string, string | undefined>;
 
@@ -22,21 +23,31 @@ export function runStep(
 
 /**
  * Runs a command to completion with each output line prefixed with its name (steps that run side by side stay
- * readable); rejects naming the command, and the tests it said failed, when it fails.
+ * readable); rejects naming the command, and the tests it said failed, when it fails. A `favoured` step runs in a
+ * session of its own whose CPU share is raised where that is permitted (favour-session.ts): a step of one process
+ * beside steps whose tests start engines in sessions of their own gets its share back.
  */
 export function runPrefixedStep(
   name: string,
   command: string,
   args: string[],
-  options: { env?: ChildEnv; cwd?: string } = {},
+  options: { env?: ChildEnv; cwd?: string; favoured?: boolean } = {},
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    // in the caller's process group (not startPrefixed's own): a Ctrl-C reaches the step too
+    // in the caller's process group (not startPrefixed's own) unless favoured: a Ctrl-C reaches the step too
     const child = spawn(command, args, {
       stdio: ["ignore", "pipe", "pipe"],
       env: options.env as NodeJS.ProcessEnv,
       cwd: options.cwd,
+      detached: options.favoured === true,
     });
+    // a favoured step is outside the terminal's process group: what stops the caller stops it
+    const forward = (signal: NodeJS.Signals) => killGroup(child, signal);
+    if (options.favoured && child.pid !== undefined) {
+      favourSession(child.pid);
+      process.on("SIGINT", forward).on("SIGTERM", forward);
+      child.once("exit", () => process.off("SIGINT", forward).off("SIGTERM", forward));
+    }
     // one a stream: the two interleave in no fixed order, and a runner writes a failure's heading and error to one
     const digests = [createFailureDigest(), createFailureDigest()];
     for (const [index, stream] of [child.stdout, child.stderr].entries())

@@ -111,11 +111,11 @@ async function main(): Promise<number> {
     console.log(`PostgreSQL: ${postgres.owned ? "private" : "given"} ${redactUrl(postgres.url)}`);
     console.log(`Redis: ${redis.owned ? "private" : "given"} ${redactUrl(redis.url)}`);
   });
-  const run = (id: StepId, title: string, command: string, args: string[], prefix?: string) =>
+  const run = (id: StepId, title: string, command: string, args: string[], prefix?: string, favoured = false) =>
     steps.has(id)
       ? section(title, () =>
           prefix
-            ? runPrefixedStep(prefix, command, args, { env: childEnv, cwd: repoRoot })
+            ? runPrefixedStep(prefix, command, args, { env: childEnv, cwd: repoRoot, favoured })
             : runStep(command, args, { env: childEnv, cwd: repoRoot }),
         )
       : Promise.resolve(true);
@@ -144,7 +144,9 @@ async function main(): Promise<number> {
           )
         : Promise.resolve(true);
       const build = run("build", "next build", bin("next"), ["build"], "build");
-      const unit = run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit");
+      // favoured: one process of tests, beside lanes whose engines and pods each run in a session of their own, which
+      // the kernel's autogroups give a core's share each
+      const unit = run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit", true);
       const evaluations = (async () => {
         // the image tree's and the clients' tests use this build rather than making their own
         await build;
