@@ -3,12 +3,6 @@ import { defineConfig } from "vitest/config";
 
 const alias = { "@": fileURLToPath(new URL("./", import.meta.url)) };
 const ignored = ["node_modules/**", ".next/**", ".arena/**", "e2e/**"];
-/**
- * Unit files `npm test` runs after Playwright rather than in the unit lane, which ran alone for its last 150 s in a
- * fresh clone here (unit 1,154.8 s; Playwright's lane ended at about 875 s, the evaluations' at 1,005 s): two of the
- * longest, 123 s of it, needing neither the build nor each other.
- */
-const unitAfterBrowser = ["lib/gates/driver/sampling-audit.test.ts", "lib/kit/python-client.test.ts"];
 
 export default defineConfig({
   resolve: { alias },
@@ -26,12 +20,8 @@ export default defineConfig({
           // the whole project here (303 s of CPU against 332, 344 s against 378 alone), every file passing alike
           pool: "threads",
           include: ["**/*.test.ts", "**/*.test.tsx"],
-          exclude: [...ignored, "**/*.e2e.test.ts", ...unitAfterBrowser],
+          exclude: [...ignored, "**/*.e2e.test.ts"],
         },
-      },
-      {
-        extends: true,
-        test: { name: "unit-late", pool: "threads", include: unitAfterBrowser, exclude: ignored },
       },
       {
         // Whole evaluations on the simulated engine, after everything else, a few files at a time (`npm test` passes

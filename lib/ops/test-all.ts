@@ -131,12 +131,13 @@ async function main(): Promise<number> {
     });
     await run("biome", "biome check", bin("biome"), ["check", "."]);
     if (generated) {
-      // Three lanes side by side on the two-core CI machine: the unit tests (one file at a time), the longest lane,
-      // from the start; the build then the whole evaluations, whose files run a few at a time (a pod waits on its
-      // fixed-time passes and timeouts far more than it computes), the red-team matrix's rows last, five pods at a
-      // time; tsc while the build runs, then Playwright once the build and Chromium are there, then the unit-late files
-      // (vitest.config.ts). Each lane alone leaves a core idle for long stretches: the three keep both busy (a fresh
-      // clone here: 873 s, against 1,007 s with Playwright after the first lane to end).
+      // Three lanes side by side on the two-core CI machine, each leaving a core idle for long stretches alone: the
+      // unit tests (one file at a time) in a favoured session (processes.ts), then the red-team matrix's rows, five
+      // pods at a time; the build then the whole evaluations, whose files run a few at a time (a pod waits on its
+      // fixed-time passes and timeouts far more than it computes); tsc while the build runs, then Playwright once the
+      // build and Chromium are there. Without the favour, the unit lane (one process beside lanes whose engines and
+      // pods run in sessions of their own, each given a share like its whole one) took 840 s of a fresh clone's
+      // 845 s here, and 434 s with it.
       // Chromium (an apt install on a fresh machine, about a minute) comes in while the other steps run
       const chromium = steps.has("e2e")
         ? section("Chromium for the browser tests", () =>
@@ -144,9 +145,10 @@ async function main(): Promise<number> {
           )
         : Promise.resolve(true);
       const build = run("build", "next build", bin("next"), ["build"], "build");
-      // favoured: one process of tests, beside lanes whose engines and pods each run in a session of their own, which
-      // the kernel's autogroups give a core's share each
-      const unit = run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit", true);
+      const unit = (async () => {
+        await run("vitest", "vitest run: unit", bin("vitest"), ["run", "--project", "unit"], "unit", true);
+        await run("vitest", "vitest run: red-team matrix", bin("vitest"), ["run", "--project", "red-team"], "red-team");
+      })();
       const evaluations = (async () => {
         // the image tree's and the clients' tests use this build rather than making their own
         await build;
@@ -157,13 +159,11 @@ async function main(): Promise<number> {
           ["run", "--project", "evaluations", `--maxWorkers=${EVALUATION_FILES_AT_ONCE}`],
           "evaluations",
         );
-        await run("vitest", "vitest run: red-team matrix", bin("vitest"), ["run", "--project", "red-team"], "red-team");
       })();
       const browser = (async () => {
         await run("tsc", "tsc --noEmit", bin("tsc"), ["--noEmit"], "tsc");
         if ((await build) && (await chromium))
           await run("e2e", "playwright test", bin("playwright"), ["test"], "playwright");
-        await run("vitest", "vitest run: unit-late", bin("vitest"), ["run", "--project", "unit-late"], "unit-late");
       })();
       await Promise.all([unit, evaluations, browser]);
     }
