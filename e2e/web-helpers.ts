@@ -95,6 +95,33 @@ export async function recordTexts(page: Page, testIds: string[]): Promise<void> 
   }, testIds);
 }
 
+/**
+ * Starts recording, in the page, every value of `attribute` that an element matching `selector` held at any moment
+ * (a row that comes and goes between two looks is still seen); `seenAttributes` reads them back.
+ */
+export async function recordAttributes(page: Page, selector: string, attribute: string): Promise<void> {
+  await page.evaluate(
+    ({ selector, attribute }) => {
+      const seen = new Set<string>();
+      (window as unknown as { arenaSeenAttributes: Set<string> }).arenaSeenAttributes = seen;
+      const read = () => {
+        for (const element of document.querySelectorAll(selector)) {
+          const value = element.getAttribute(attribute);
+          if (value) seen.add(value);
+        }
+      };
+      read();
+      new MutationObserver(read).observe(document.body, { subtree: true, childList: true, attributes: true });
+    },
+    { selector, attribute },
+  );
+}
+
+/** The values `recordAttributes` saw. */
+export async function seenAttributes(page: Page): Promise<string[]> {
+  return page.evaluate(() => [...(window as unknown as { arenaSeenAttributes: Set<string> }).arenaSeenAttributes]);
+}
+
 /** What `recordTexts` saw, per test id, in order (each change once). */
 export async function seenTexts(page: Page): Promise<Record<string, string[]>> {
   return page.evaluate(() => (window as unknown as { arenaSeen: Record<string, string[]> }).arenaSeen);
