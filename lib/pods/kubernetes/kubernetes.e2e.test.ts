@@ -25,6 +25,7 @@ import { judgeProbeReport, PROBE_HEARTBEAT, parseProbeReport } from "../sandbox/
 import { SANDBOX_PROPERTIES } from "../sandbox/properties";
 import { AGENT_CONTAINER, ENGINE_CONTAINER, POD_PATHS } from "./pod-spec";
 import { KUBERNETES_SANDBOX } from "./sandbox";
+import { STAND_IN_CGROUP_PREFIX } from "./testing/kubelet-stand-in";
 import { type LocalCluster, startLocalCluster } from "./testing/local-cluster";
 
 // A whole evaluation through the `kubernetes` backend: POST /api/submissions, the real worker with k8s/config.yaml's
@@ -35,10 +36,26 @@ import { type LocalCluster, startLocalCluster } from "./testing/local-cluster";
 const ENGINE_UID = 2000;
 const AGENT_UID = 1000;
 
-/** Each live process of a uid: its pid, state, parent, command line and cgroups (what a leak's message needs). */
+/**
+ * The live processes of a uid that are not another node's pods': the arena image's test (image-tree.e2e) plays its
+ * own pod under the same uids on this host, in cgroups named after its pod. A process of ours, or one that left every
+ * pod's cgroup, counts.
+ */
+async function pidsOutsideOtherPods(uid: number): Promise<number[]> {
+  const ours = new Set(cluster.kubelet.podUids());
+  const out: number[] = [];
+  for (const pid of await livePidsOf(uid)) {
+    const cgroups = await readFile(`/proc/${pid}/cgroup`, "utf8").catch(() => "");
+    const pods = [...cgroups.matchAll(new RegExp(`${STAND_IN_CGROUP_PREFIX}([0-9a-f-]{36})-`, "g"))].map((m) => m[1]!);
+    if (pods.length === 0 || pods.some((pod) => ours.has(pod))) out.push(pid);
+  }
+  return out;
+}
+
+/** Each such process: its pid, state, parent, command line and cgroups (what a leak's message needs). */
 async function describeProcesses(uid: number): Promise<string> {
   const lines: string[] = [];
-  for (const pid of await livePidsOf(uid)) {
+  for (const pid of await pidsOutsideOtherPods(uid)) {
     const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
     const field = (name: string) => new RegExp(`^${name}:\\s+(.*)$`, "m").exec(status)?.[1] ?? "?";
     const command = (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).replaceAll("\0", " ").trim();
@@ -311,7 +328,7 @@ describe("a whole evaluation through the kubernetes backend, its pod played from
     // After the pod: no process of either uid, the evaluation's sealed inputs gone, another's kept.
     const teardownFrom = Date.now();
     const gone = await until(
-      async () => ((await livePidsOf(ENGINE_UID)).length === 0 ? true : undefined),
+      async () => ((await pidsOutsideOtherPods(ENGINE_UID)).length === 0 ? true : undefined),
       30_000,
     ).catch(() => false);
     expect(gone, `processes of uid ${ENGINE_UID} outlived the pod:\n${await describeProcesses(ENGINE_UID)}`).toBe(true);

@@ -84,6 +84,13 @@ interface RunningContainer {
   cgroups: string[];
 }
 
+/** The cgroup a container of a pod runs in, under the node's cgroups (another node's pods are named alike). */
+export function containerCgroupName(podUid: string, container: string): string {
+  return `${STAND_IN_CGROUP_PREFIX}${podUid}-${container}`;
+}
+
+export const STAND_IN_CGROUP_PREFIX = "kubelet-stand-in-";
+
 class PodRun {
   readonly statuses = new Map<string, V1ContainerStatus>();
   readonly initStatuses = new Map<string, V1ContainerStatus>();
@@ -110,6 +117,10 @@ class PodRun {
 
   get name(): string {
     return this.pod.metadata!.name!;
+  }
+
+  get uid(): string {
+    return this.pod.metadata!.uid!;
   }
 
   private dir(...parts: string[]): string {
@@ -268,7 +279,7 @@ class PodRun {
     const cgroups: string[] = [];
     if (this.node.cgroups) {
       const memory = c.resources?.limits?.memory;
-      const plan = podCgroupPlan(this.node.cgroups, `kubelet-stand-in-${this.pod.metadata!.uid}-${c.name}`, {
+      const plan = podCgroupPlan(this.node.cgroups, containerCgroupName(this.pod.metadata!.uid!, c.name), {
         memoryBytes: memory ? parseQuantity(memory) : 64 * 2 ** 30,
         pids: this.node.podPidsLimit,
       });
@@ -378,7 +389,7 @@ class PodRun {
     this.pause?.kill("SIGKILL");
     if (this.node.cgroups) {
       for (const c of [...(this.pod.spec?.initContainers ?? []), ...(this.pod.spec?.containers ?? [])]) {
-        const plan = podCgroupPlan(this.node.cgroups, `kubelet-stand-in-${this.pod.metadata!.uid}-${c.name}`, {
+        const plan = podCgroupPlan(this.node.cgroups, containerCgroupName(this.pod.metadata!.uid!, c.name), {
           memoryBytes: 1,
           pids: 1,
         });
@@ -429,6 +440,11 @@ export class KubeletStandIn {
   output(podName: string, container: string): ContainerLine[] {
     for (const [key, run] of this.runs) if (key.endsWith(`/${podName}`)) return run.output.get(container) ?? [];
     return [];
+  }
+
+  /** The uids of every pod this node played, deleted ones included. */
+  podUids(): string[] {
+    return [...this.runs.values()].map((run) => run.uid);
   }
 
   /** The spec a pod was played from (kept after the pod is deleted). */
