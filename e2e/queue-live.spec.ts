@@ -35,8 +35,9 @@ test("a queued evaluation's position falls live as the evaluations ahead finish,
   // the queued rows as they come and go: evaluations whose engine gives up at once leave the queue within seconds
   await recordAttributes(admin, '[data-testid="queue-queued"] tr[data-evaluation]', "data-evaluation");
 
-  // Engines that give up at once: each evaluation ahead ends within seconds, scored 0.
-  const inline = engineThatDoesNotStart();
+  // Engines that give up after a few seconds, each evaluation ahead scored 0: at once, the queue ahead could drain
+  // before the watched page had loaded (a fresh clone's CI here saw it at position 2, then running).
+  const inline = engineThatDoesNotStart(6);
   const ahead = [];
   for (let i = 0; i < AHEAD; i++)
     ahead.push(await submitThroughApi(request, token, { inline, method: unique(`ahead ${i}`), profile: "ci" }));

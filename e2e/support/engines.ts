@@ -5,11 +5,12 @@ import { writeTar } from "../../lib/engine-archive/write-tar";
 import { expect } from "./arena";
 
 /**
- * An engine directory whose launch.sh gives up at once, as a broken submission does: the arena scores it 0 ("the
- * candidate engine did not start") within seconds, which makes a queue that moves quickly.
+ * An engine directory whose launch.sh gives up, as a broken submission does, after `seconds` (0: at once): the arena
+ * scores it 0 ("the candidate engine did not start") that long after its pod starts, which makes a queue that moves
+ * quickly, at a pace a page can be seen to follow.
  */
-export function engineThatDoesNotStart(): string {
-  const launch = '#!/bin/sh\necho "this engine gives up before serving" >&2\nexit 1\n';
+export function engineThatDoesNotStart(seconds = 0): string {
+  const launch = `#!/bin/sh\nsleep ${seconds}\necho "this engine gives up before serving" >&2\nexit 1\n`;
   return gzipSync(writeTar([{ path: "launch.sh", data: new TextEncoder().encode(launch), mode: 0o755 }])).toString(
     "base64",
   );
