@@ -41,8 +41,13 @@ export function runPrefixedStep(
       cwd: options.cwd,
       detached: options.favoured === true,
     });
-    // a favoured step is outside the terminal's process group: what stops the caller stops it
-    const forward = (signal: NodeJS.Signals) => killGroup(child, signal);
+    // a favoured step is outside the terminal's process group: what stops the caller stops it, then the caller as it
+    // would have been stopped without this listener
+    const forward = (signal: NodeJS.Signals) => {
+      killGroup(child, signal);
+      process.off("SIGINT", forward).off("SIGTERM", forward);
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
     if (options.favoured && child.pid !== undefined) {
       favourSession(child.pid);
       process.on("SIGINT", forward).on("SIGTERM", forward);
