@@ -25,7 +25,7 @@ import { judgeProbeReport, PROBE_HEARTBEAT, parseProbeReport } from "../sandbox/
 import { SANDBOX_PROPERTIES } from "../sandbox/properties";
 import { AGENT_CONTAINER, ENGINE_CONTAINER, POD_PATHS } from "./pod-spec";
 import { KUBERNETES_SANDBOX } from "./sandbox";
-import { STAND_IN_CGROUP_PREFIX } from "./testing/kubelet-stand-in";
+import { containerCgroupName, STAND_IN_CGROUP_PREFIX } from "./testing/kubelet-stand-in";
 import { type LocalCluster, startLocalCluster } from "./testing/local-cluster";
 
 // A whole evaluation through the `kubernetes` backend: POST /api/submissions, the real worker with k8s/config.yaml's
@@ -42,12 +42,11 @@ const AGENT_UID = 1000;
  * pod's cgroup, counts.
  */
 async function pidsOutsideOtherPods(uid: number): Promise<number[]> {
-  const ours = new Set(cluster.kubelet.podUids());
+  const ours = cluster.kubelet.podUids().map((pod) => containerCgroupName(pod, ""));
   const out: number[] = [];
   for (const pid of await livePidsOf(uid)) {
     const cgroups = await readFile(`/proc/${pid}/cgroup`, "utf8").catch(() => "");
-    const pods = [...cgroups.matchAll(new RegExp(`${STAND_IN_CGROUP_PREFIX}([0-9a-f-]{36})-`, "g"))].map((m) => m[1]!);
-    if (pods.length === 0 || pods.some((pod) => ours.has(pod))) out.push(pid);
+    if (!cgroups.includes(STAND_IN_CGROUP_PREFIX) || ours.some((pod) => cgroups.includes(pod))) out.push(pid);
   }
   return out;
 }

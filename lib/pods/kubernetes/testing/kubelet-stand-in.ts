@@ -279,7 +279,7 @@ class PodRun {
     const cgroups: string[] = [];
     if (this.node.cgroups) {
       const memory = c.resources?.limits?.memory;
-      const plan = podCgroupPlan(this.node.cgroups, containerCgroupName(this.pod.metadata!.uid!, c.name), {
+      const plan = podCgroupPlan(this.node.cgroups, containerCgroupName(this.uid, c.name), {
         memoryBytes: memory ? parseQuantity(memory) : 64 * 2 ** 30,
         pids: this.node.podPidsLimit,
       });
@@ -389,7 +389,7 @@ class PodRun {
     this.pause?.kill("SIGKILL");
     if (this.node.cgroups) {
       for (const c of [...(this.pod.spec?.initContainers ?? []), ...(this.pod.spec?.containers ?? [])]) {
-        const plan = podCgroupPlan(this.node.cgroups, containerCgroupName(this.pod.metadata!.uid!, c.name), {
+        const plan = podCgroupPlan(this.node.cgroups, containerCgroupName(this.uid, c.name), {
           memoryBytes: 1,
           pids: 1,
         });
