@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { sessionNice } from "./favour-session";
@@ -60,5 +61,41 @@ describe("runPrefixedStep", () => {
     } finally {
       write.mockRestore();
     }
+  });
+
+  it("stops a favoured step's whole session when the caller is sent SIGTERM, then the caller as before", async () => {
+    // a caller of its own (tsx, as npm test runs test-all), whose favoured step prints its shell's pid and waits
+    const caller = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `import { runPrefixedStep } from ${JSON.stringify(`${import.meta.dirname}/processes.ts`)};
+         void runPrefixedStep("s", "bash", ["-c", "echo $$; sleep 60"], { favoured: true });`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    const step = await new Promise<number>((resolve) =>
+      caller.stdout!.on("data", (c: Buffer) => {
+        out += c.toString();
+        const match = /\[s\] (\d+)\n/.exec(out);
+        if (match) resolve(Number(match[1]));
+      }),
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => caller.once("exit", (_, signal) => resolve(signal)));
+    caller.kill("SIGTERM");
+    expect(await exited).toBe("SIGTERM");
+    const alive = () => {
+      try {
+        process.kill(step, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 40 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive()).toBe(false);
   });
 });
