@@ -145,6 +145,9 @@ test.describe("operators and tokens", () => {
     page,
     arena,
   }, testInfo) => {
+    // five evaluations voided one by one through the admin page: beside the other lanes of a two-core CI that took
+    // the default minute, and the report's download was cut off
+    test.setTimeout(3 * 60_000);
     await signInAsAdmin(page, arena);
     const form = page.locator("form", { has: page.getByRole("button", { name: "Start the calibration" }) });
     const start = async () => {

@@ -120,6 +120,9 @@ describe("200 live viewers of one evaluation, coming and going", () => {
     };
     const crowd = Array.from({ length: 200 }, (_, n) => viewer(n));
     for (let i = 0; i < 500 && (liveEventFanout().viewerCounts().get(evaluationId) ?? 0) < 150; i++) await later(20);
+    // a viewer is counted as it joins, before the feed's SUBSCRIBE is answered: on crowded cores that took longer
+    // than the first append below (its NUMSUB read 0)
+    for (let i = 0; i < 500 && (await numsub()) < 1; i++) await later(20);
 
     const subscriptions: number[] = [];
     for (let i = 0; i < 40; i++) {

@@ -36,6 +36,9 @@ export async function serveHandler(
       res.destroy();
     }
   });
+  // the client often shares this process and blocks its loop (execFileSync) between two requests: at Node's 5 s the
+  // server's idle timer and the client's reuse of that socket then race, and the request meets ECONNRESET
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
   const address = server.address() as AddressInfo;
   return {
