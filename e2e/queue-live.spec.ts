@@ -35,12 +35,21 @@ test("a queued evaluation's position falls live as the evaluations ahead finish,
   // the queued rows as they come and go: evaluations whose engine gives up at once leave the queue within seconds
   await recordAttributes(admin, '[data-testid="queue-queued"] tr[data-evaluation]', "data-evaluation");
 
-  // Engines that give up after a few seconds, each evaluation ahead scored 0: at once, the queue ahead could drain
-  // before the watched page had loaded (a fresh clone's CI here saw it at position 2, then running).
+  // Engines that give up after a few seconds, each evaluation ahead scored 0. The first two, which take the arena's two
+  // GPU slots, hold them for 25 s: the queue then cannot move before the watched page is loaded and recording. Given
+  // up at once, the queue could drain before that page had loaded; after 6 s, on crowded cores the page was first
+  // seen at position 2, which went straight to running (fresh clones' CI here, twice).
   const inline = engineThatDoesNotStart(6);
+  const holding = engineThatDoesNotStart(25);
   const ahead = [];
   for (let i = 0; i < AHEAD; i++)
-    ahead.push(await submitThroughApi(request, token, { inline, method: unique(`ahead ${i}`), profile: "ci" }));
+    ahead.push(
+      await submitThroughApi(request, token, {
+        inline: i < 2 ? holding : inline,
+        method: unique(`ahead ${i}`),
+        profile: "ci",
+      }),
+    );
   const watched = await submitThroughApi(request, token, { inline, method: unique("watched"), profile: "ci" });
 
   const page = await openPage(browser);
