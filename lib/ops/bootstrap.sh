@@ -32,15 +32,16 @@ ops_check_node() {
   fi
 }
 
-# A local pod gives its engines a tmpfs of their own over /tmp, /var/tmp and /dev/shm (lib/pods/sandbox/mount-plan.ts),
-# so a checkout there is invisible inside every pod: its evaluations (and the tests that run them) could not start an
-# engine. Said before anything is installed, with the way out.
+# A local pod covers /run, /tmp, /var/tmp and /dev/shm with a tmpfs of its own (PRIVATE_COVERS in
+# lib/pods/sandbox/mount-plan.ts), so a checkout there is invisible inside every pod: its evaluations (and the tests
+# that run them) could not start an engine. Said before anything is installed, with the way out. The folder checked is
+# the working directory's, or the one given.
 ops_check_checkout_place() {
   local root
-  root="$(pwd -P)"
+  root="${1:-$(pwd -P)}"
   case "$root/" in
-    /tmp/* | /var/tmp/* | /dev/shm/*)
-      echo "this checkout is at $root: the arena cannot run from under /tmp, /var/tmp or /dev/shm, which every local pod covers with a private tmpfs (its engines would not see the arena's files). Clone it elsewhere, e.g. under your home folder." >&2
+    /run/* | /tmp/* | /var/tmp/* | /dev/shm/*)
+      echo "this checkout is at $root: the arena cannot run from under /run, /tmp, /var/tmp or /dev/shm, which every local pod covers with a private tmpfs (its engines would not see the arena's files). Clone it elsewhere, e.g. under your home folder." >&2
       exit 1
       ;;
   esac
