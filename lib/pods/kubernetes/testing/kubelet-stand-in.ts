@@ -124,7 +124,7 @@ class PodRun {
   }
 
   private dir(...parts: string[]): string {
-    return join(this.node.root, "pods", this.pod.metadata!.uid!, ...parts);
+    return join(this.node.root, "pods", this.uid, ...parts);
   }
 
   private report(phase: V1PodStatus["phase"]): void {
