@@ -164,7 +164,8 @@ describe("the participant's clients against the arena", () => {
     }
     expect(await charges()).toBe(0);
     expect(await db().submission.count()).toBe(0);
-  }, 120_000);
+    // ten client processes one after another: 37–80 s in fresh clones' CI on two crowded cores, and once past 120 s
+  }, 240_000);
 
   it("submit, follow each evaluation to its end across a dropped stream, then print its status and the board", async () => {
     const common = ["--engine", engineDir, "--kind", "eagle3", "--profile", "ci", "--wait"];
