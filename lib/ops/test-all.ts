@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { buildRepoClientBundle } from "../kit/repo-client-bundle";
 import {
   buildRepoAgentBundle,
   buildRepoSimEngineBundle,
@@ -125,12 +126,13 @@ async function main(): Promise<number> {
       : Promise.resolve(true);
   if (servicesUp) {
     const generated = await run("generate", "prisma generate", "bash", ["lib/ops/prisma.sh", "generate"]);
-    // after generate, which writes under lib/: every simulated engine and local pod agent the tests start runs these
-    // bundles while they are newer than everything under lib/ (lib/sim-engine/bin/sim-engine,
-    // lib/pods/agent/bundle/repo-agent.ts), the sources through tsx otherwise
-    await section("the simulated engine's and the pod agent's bundles, the tokenizer cache", async () => {
+    // after generate, which writes under lib/: every simulated engine, local pod agent and client the tests start runs
+    // these bundles while they are newer than everything under lib/ (lib/sim-engine/bin/sim-engine,
+    // lib/pods/agent/bundle/repo-agent.ts, lib/client/bin/client-entry.mjs), the sources through tsx otherwise
+    await section("the simulated engine's, the pod agent's and the CLI's bundles, the tokenizer cache", async () => {
       console.log(await buildRepoSimEngineBundle());
       console.log(await buildRepoAgentBundle());
+      console.log(await buildRepoClientBundle());
       console.log(await buildRepoTokenizerCache());
     });
     await run("biome", "biome check", bin("biome"), ["check", "."]);
