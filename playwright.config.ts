@@ -30,7 +30,9 @@ export default defineConfig({
     browserName: "chromium",
     launchOptions: chromium,
     screenshot: "on",
-    trace: "retain-on-failure",
+    // a failed test's trace keeps each action's DOM snapshot and the network, not the screencast: the screencast has
+    // Chromium encode a frame at every paint of every test, kept or not
+    trace: { mode: "retain-on-failure", screenshots: false, snapshots: true, sources: true },
     video: "off",
     actionTimeout: 15_000,
     navigationTimeout: 30_000,

@@ -113,6 +113,9 @@ test.describe("operators and tokens", () => {
   });
 
   test("an admin runs an A/A evaluation, then voids and refunds it", async ({ page, arena }, testInfo) => {
+    // six page loads, a queued evaluation and a void: beside the other lanes of a two-core CI that took 72 s, and the
+    // default minute ran out while the void's confirmation was on its way
+    test.setTimeout(3 * 60_000);
     await signInAsAdmin(page, arena);
     const run = page.locator("form", { has: page.getByRole("button", { name: "Run" }) });
     await run.getByLabel("Task").selectOption("qwen3-8b");
