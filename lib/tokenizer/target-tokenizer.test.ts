@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Tokenizer } from "@huggingface/tokenizers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPool } from "@/lib/judge/pool/load";
 import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
@@ -13,8 +14,10 @@ import {
   checkTokenizerDir,
   GENERATION_CONFIG_FILE,
   loadTargetTokenizer,
+  readTokenizerFiles,
   TOKENIZER_CONFIG_FILE,
   TOKENIZER_FILE,
+  vocabSizeOf,
 } from "./target-tokenizer";
 import { templateMarks } from "./template-marks";
 
@@ -178,5 +181,37 @@ describe("a tokenizer directory", () => {
     expect(() => loadTargetTokenizer(unknownEos)).toThrow(/eos_token "<\|no_such_token\|>" is not a token/);
     expect(() => loadTargetTokenizer(join(scratch, "absent"))).toThrow(/absent has no tokenizer\.json/);
     expect(() => checkTokenizerDir(FIXTURE_TOKENIZER_DIR)).not.toThrow();
+  });
+});
+
+describe("the vocabulary's size", () => {
+  /** The library's own tokenizer of a directory, built from its whole tokenizer.json (no cache). */
+  const libraryTokenizer = (dir: string) => {
+    const files = readTokenizerFiles(dir, { cacheDirs: [] });
+    return new Tokenizer(files.tokenizerJson, files.tokenizerConfig);
+  };
+
+  it("is what the library's get_vocab(true) counts, for Qwen3's and the fixture's tokenizers", () => {
+    for (const [dir, expected] of [
+      [qwen3TokenizerDir(), qwen3.vocabSize],
+      [FIXTURE_TOKENIZER_DIR, fixture.vocabSize],
+    ] as const) {
+      const tok = libraryTokenizer(dir);
+      expect(vocabSizeOf(tok)).toBe(tok.get_vocab(true).size);
+      expect(vocabSizeOf(tok)).toBe(expected);
+    }
+    expect(qwen3.vocabSize).toBe(151_669);
+  });
+
+  it("is still what get_vocab counts when one token stands at two ids, or an id has none", () => {
+    const tok = libraryTokenizer(FIXTURE_TOKENIZER_DIR);
+    const vocab = (tok.model as unknown as { vocab: string[] }).vocab;
+    const length = vocab.length;
+    vocab[7] = vocab[8]!;
+    expect(vocabSizeOf(tok)).toBe(tok.get_vocab(true).size);
+    expect(vocabSizeOf(tok)).toBe(length - 1);
+    delete vocab[9];
+    vocab.push("a token no id maps to");
+    expect(vocabSizeOf(tok)).toBe(tok.get_vocab(true).size);
   });
 });
