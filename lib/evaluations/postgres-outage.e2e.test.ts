@@ -101,7 +101,10 @@ describe("PostgreSQL down for 10 s in the middle of a pass", () => {
       throw error;
     });
 
-    expect(answers.length).toBeGreaterThan(4);
+    // each path asked at least twice while it was down: a fresh clone's CI on two busy cores got two rounds into the
+    // outage's first 8 s (an answer waits out the datastore check's timeout)
+    for (const path of ["/api/health", "/api/budget"])
+      expect(answers.filter((a) => a.path === path).length, path).toBeGreaterThanOrEqual(2);
     for (const answer of answers) {
       expect(answer.status, answer.path).toBe(503);
       expect(answer.ms, answer.path).toBeLessThan(HEALTH_TIMEOUT_MS + 2_000);
