@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { packDirectory } from "../engine-archive/pack-directory";
-import { HEALTH_TIMEOUT_MS } from "../health/check-health";
 import { ensurePostgres, type Service } from "../ops/services";
 import { createSubmission } from "../submissions/create-submission";
 import { serveApp } from "../testing/app-routes";
@@ -72,21 +71,24 @@ describe("PostgreSQL down for 10 s in the middle of a pass", () => {
 
     await postgres.stop();
     const stoppedAt = Date.now();
-    // the API while it is down: an answer once the datastore check gives up, never a hang (the fetch aborts at 5 s).
-    // The slack over the check's timeout is for a loaded host: the whole suite's CI saw 2,530 ms on two cores.
+    // the API while it is down: an answer once the datastore check gives up, never a hang (the fetch aborts at 5 s, and
+    // an aborted fetch is status 0). How long the check itself waits is datastore-unavailable.test.ts's to hold: here
+    // an answer's time is also this process's and the server's waits for a core, which reached 4,752 ms in a fresh
+    // clone's CI on two busy cores. Both paths are asked at once, so that two rounds fit the outage's first 8 s.
     const answers: { path: string; status: number; ms: number }[] = [];
+    const ask = async (path: string) => {
+      const started = Date.now();
+      const status = await fetch(`${server.url}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(5_000),
+      }).then(
+        (r) => r.status,
+        () => 0,
+      );
+      answers.push({ path, status, ms: Date.now() - started });
+    };
     while (Date.now() - stoppedAt < OUTAGE_MS - 2_000) {
-      for (const path of ["/api/health", "/api/budget"]) {
-        const started = Date.now();
-        const status = await fetch(`${server.url}${path}`, {
-          headers: { authorization: `Bearer ${token}` },
-          signal: AbortSignal.timeout(5_000),
-        }).then(
-          (r) => r.status,
-          () => 0,
-        );
-        answers.push({ path, status, ms: Date.now() - started });
-      }
+      await Promise.all([ask("/api/health"), ask("/api/budget")]);
       await new Promise((r) => setTimeout(r, 500));
     }
     await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt))));
@@ -101,14 +103,9 @@ describe("PostgreSQL down for 10 s in the middle of a pass", () => {
       throw error;
     });
 
-    // each path asked at least twice while it was down: a fresh clone's CI on two busy cores got two rounds into the
-    // outage's first 8 s (an answer waits out the datastore check's timeout)
     for (const path of ["/api/health", "/api/budget"])
       expect(answers.filter((a) => a.path === path).length, path).toBeGreaterThanOrEqual(2);
-    for (const answer of answers) {
-      expect(answer.status, answer.path).toBe(503);
-      expect(answer.ms, answer.path).toBeLessThan(HEALTH_TIMEOUT_MS + 2_000);
-    }
+    for (const answer of answers) expect(answer.status, `${answer.path} after ${answer.ms} ms`).toBe(503);
     expect(done.status, done.reason ?? "").toBe("scored");
     // the worker lived through it, and so did its attempt and its pod
     expect(worker.child.exitCode).toBeNull();
