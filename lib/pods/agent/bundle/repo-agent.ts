@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { JUDGE_NODE_FLAGS } from "@/lib/judge/run/node-flags";
 import { AGENT_BUNDLE_ENTRY, REPO_AGENT_BUNDLE } from "./bundle-layout";
+import { freshBundle } from "./fresh-bundle.mjs";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
@@ -11,25 +11,9 @@ export interface AgentCommand {
   args: string[];
 }
 
-/** Whether some file under `dir` changed after `mtimeMs`; stops at the first. */
-function changedAfter(dir: string, mtimeMs: number): boolean {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (changedAfter(path, mtimeMs)) return true;
-    } else if (statSync(path).mtimeMs > mtimeMs) return true;
-  }
-  return false;
-}
-
 /** The repository's agent bundle when no file under lib/ nor package-lock.json is newer than it; else null. */
 export function freshRepoAgentBundle(root = REPO_ROOT): string | null {
-  const entry = join(root, REPO_AGENT_BUNDLE, AGENT_BUNDLE_ENTRY);
-  if (!existsSync(entry)) return null;
-  const built = statSync(entry).mtimeMs;
-  const lock = join(root, "package-lock.json");
-  if (existsSync(lock) && statSync(lock).mtimeMs > built) return null;
-  return changedAfter(join(root, "lib"), built) ? null : entry;
+  return freshBundle(root, join(root, REPO_AGENT_BUNDLE, AGENT_BUNDLE_ENTRY));
 }
 
 /**

@@ -1,0 +1,1 @@
+export declare function freshBundle(root: string, bundle: string): string | null;
