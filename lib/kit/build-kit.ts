@@ -4,12 +4,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { build } from "esbuild";
 import { BUNDLED_VLLM_STOCK_DIR, KIT_CLI_ENTRY } from "@/lib/client/local/kit-layout";
 import { CLIENT_VERSION } from "@/lib/client/versions";
 import { buildAgentBundle } from "@/lib/pods/agent/bundle/build-agent-bundle";
-import { NODE_BUNDLE_OPTIONS } from "@/lib/pods/agent/bundle/node-bundle-options";
 import { EXAMPLE_ENGINES } from "./examples";
+import { buildClientBundle } from "./repo-client-bundle";
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -40,7 +39,7 @@ export async function buildKit(kitDir: string, options: KitOptions): Promise<voi
   await mkdir(kitDir, { recursive: true });
   const local = join(kitDir, "local");
   await buildAgentBundle(local, { node: options.node, simEngine: true });
-  await build({ ...NODE_BUNDLE_OPTIONS, entryPoints: ["lib/client/main.ts"], outfile: join(local, KIT_CLI_ENTRY) });
+  await buildClientBundle(join(local, KIT_CLI_ENTRY));
   await mkdir(join(local, BUNDLED_VLLM_STOCK_DIR), { recursive: true });
   await copyFile(
     join(REPO_ROOT, "lib/pods/stock-engines/vllm/launch.sh"),
