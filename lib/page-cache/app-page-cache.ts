@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
+import { unpackKeptPage } from "./kept-page";
 import type { PageTarget } from "./page-target";
 import { targetPath } from "./page-target";
 import { type RenderedPage, RenderedPages } from "./rendered-pages";
@@ -89,7 +90,8 @@ async function askKept(
   const at = now === null ? undefined : z.string().nullable().parse(JSON.parse(now));
   if (response.status === 204) return { version: at, page: null };
   const headers = headerPairs.parse(JSON.parse(response.headers.get(KEPT_HEADERS_HEADER) ?? "[]"));
-  return { version: at, page: { status: 200, headers, body: new Uint8Array(await response.arrayBuffer()) } };
+  // the route sends the body as kept, gzipped (app/api/internal/kept-page)
+  return { version: at, page: unpackKeptPage({ headers, gzipped: new Uint8Array(await response.arrayBuffer()) }) };
 }
 
 /** Kept pages that came with their version's question (a first read's), for the `kept` that follows it. */

@@ -1,3 +1,4 @@
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as keptPageRoute } from "@/app/api/internal/kept-page/route";
 import { GET as pageVersionRoute } from "@/app/api/internal/page-version/route";
@@ -9,7 +10,8 @@ import { createSubmission } from "@/lib/submissions/create-submission";
 import { type ArenaTestContext, setupArenaTestContext } from "@/lib/testing/arena-test-context";
 import { issueToken } from "@/lib/tokens/issue-token";
 import { appPageCache, KEPT_HEADERS_HEADER, KEPT_VERSION_HEADER } from "./app-page-cache";
-import { keepPage, readKeptPage } from "./kept-pages";
+import { unpackKeptPage } from "./kept-page";
+import { keepPage, readKeptPage, readKeptPageNow } from "./kept-pages";
 import { pageVersion } from "./page-version";
 import { RENDER_HEADER } from "./serve-page";
 import { staleFinalPages } from "./stale-final-pages";
@@ -47,6 +49,7 @@ const html = (text: string) => ({
   ] as [string, string][],
   body: new TextEncoder().encode(text.repeat(200)),
 });
+const unzipped = (body: ArrayBuffer) => new TextDecoder().decode(gunzipSync(new Uint8Array(body)));
 const splitOf = async (id: string) =>
   (await db().evaluation.findUniqueOrThrow({ where: { id }, select: { submission: { select: { split: true } } } }))
     .submission.split;
@@ -66,9 +69,9 @@ describe("final evaluations' pages kept in PostgreSQL", () => {
 
     const [id] = demoIds as [string];
     const version = (await versionOf(id))!;
-    const kept = await readKeptPage(id, version);
-    expect(new TextDecoder().decode(kept!.body)).toBe(id.repeat(200));
-    expect(kept!.headers).toEqual(html(id).headers);
+    const kept = unpackKeptPage((await readKeptPage(id, version))!);
+    expect(new TextDecoder().decode(kept.body)).toBe(id.repeat(200));
+    expect(kept.headers).toEqual(html(id).headers);
     expect(await readKeptPage(id, `${version}x`)).toBeNull();
     const stored = await db().keptEvaluationPage.findUniqueOrThrow({ where: { evaluationId: id } });
     expect(stored.body.byteLength).toBeLessThan(html(id).body.byteLength / 4);
@@ -94,6 +97,19 @@ describe("final evaluations' pages kept in PostgreSQL", () => {
     for (const p of afterScore) expect(p.version).toBe(await versionOf(p.evaluationId));
   });
 
+  it("reads a page's version now and the page kept at it in one query, as pageVersion and readKeptPage give them", async () => {
+    // test results' pages are due after the last test's new score, the rest kept at their versions now
+    const due = new Set((await staleFinalPages(1000)).map((p) => p.evaluationId));
+    expect(due.size).toBeGreaterThan(0);
+    for (const id of [...demoIds, queuedId, liveId, "no-such-evaluation"]) {
+      const version = await versionOf(id);
+      const now = await readKeptPageNow(id);
+      expect(now.version).toBe(version);
+      expect(now.page).toEqual(version === null ? null : await readKeptPage(id, version));
+      expect(now.page === null).toBe(version === null || due.has(id));
+    }
+  });
+
   it("answers only this process's page cache, which its API limit per address never stops (it asks per page)", async () => {
     appPageCache();
     const key = (globalThis as { __arenaPageCache?: { key: string } }).__arenaPageCache!.key;
@@ -113,14 +129,16 @@ describe("final evaluations' pages kept in PostgreSQL", () => {
 
     const kept = await ask(keptPageRoute, `path=${path}&version=${encodeURIComponent(version)}`);
     expect(kept.status).toBe(200);
-    expect(new TextDecoder().decode(await kept.arrayBuffer())).toBe(id.repeat(200));
+    // sent as kept, gzipped: the page cache unpacks it
+    expect(kept.headers.get("content-type")).toBe("application/gzip");
+    expect(unzipped(await kept.arrayBuffer())).toBe(id.repeat(200));
     expect(JSON.parse(kept.headers.get(KEPT_HEADERS_HEADER)!)).toEqual(html(id).headers);
     expect((await ask(keptPageRoute, `path=${path}&version=other`)).status).toBe(204);
     // without a version: the page at its version now, the version beside it (null for an evaluation not final)
     const now = await ask(keptPageRoute, `path=${path}`);
     expect(now.status).toBe(200);
     expect(JSON.parse(now.headers.get(KEPT_VERSION_HEADER)!)).toBe(version);
-    expect(new TextDecoder().decode(await now.arrayBuffer())).toBe(id.repeat(200));
+    expect(unzipped(await now.arrayBuffer())).toBe(id.repeat(200));
     const live = await ask(keptPageRoute, `path=${encodeURIComponent(`/evaluations/${liveId}`)}`);
     expect([live.status, live.headers.get(KEPT_VERSION_HEADER)]).toEqual([204, "null"]);
     await db().evaluation.update({ where: { id }, data: { refunded: true } });

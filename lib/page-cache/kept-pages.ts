@@ -1,6 +1,9 @@
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
+import { boardVersion } from "@/lib/board/board-version";
 import { db } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/db/generated/client";
+import type { KeptPage } from "./kept-page";
+import { evaluationPageVersion, isFinalStatus } from "./page-version";
 import type { RenderedPage } from "./rendered-pages";
 
 const headerPairs = (value: unknown): [string, string][] =>
@@ -11,24 +14,48 @@ const headerPairs = (value: unknown): [string, string][] =>
       )
     : [];
 
-/**
- * A final evaluation's page as kept at `version`, or null when none is kept at that version. `version` may be a
- * promise: the row is read meanwhile.
- */
+/** A final evaluation's page as kept at `version`, or null when none is kept at that version. */
 export async function readKeptPage(
   evaluationId: string,
-  version: string | null | Promise<string | null>,
+  version: string,
   client: PrismaClient = db(),
-): Promise<RenderedPage | null> {
-  const [row, at] = await Promise.all([
-    client.keptEvaluationPage.findUnique({
-      where: { evaluationId },
-      select: { version: true, headers: true, body: true },
-    }),
-    version,
-  ]);
-  if (!row || at === null || row.version !== at) return null;
-  return { status: 200, headers: headerPairs(row.headers), body: gunzipSync(row.body) };
+): Promise<KeptPage | null> {
+  const row = await client.keptEvaluationPage.findUnique({
+    where: { evaluationId },
+    select: { version: true, headers: true, body: true },
+  });
+  if (!row || row.version !== version) return null;
+  return { headers: headerPairs(row.headers), gzipped: row.body };
+}
+
+/**
+ * An evaluation page's version now (`evaluationPageVersion`: null when the evaluation is not final or not there) and
+ * the page kept at it, in one query: a first read's question. Through Prisma it took two (the version's with its
+ * submission, the kept row's), about 2 ms of the web process's CPU against 0.5.
+ */
+export async function readKeptPageNow(
+  evaluationId: string,
+  client: PrismaClient = db(),
+): Promise<{ version: string | null; page: KeptPage | null }> {
+  const [row] = await client.$queryRaw<
+    {
+      status: string;
+      updatedAt: Date;
+      split: string;
+      version: string | null;
+      headers: unknown;
+      body: Uint8Array | null;
+    }[]
+  >`
+    SELECT e.status::text AS status, e."updatedAt", s.split::text AS split, k.version, k.headers, k.body
+    FROM "Evaluation" e
+    JOIN "Submission" s ON s.id = e."submissionId"
+    LEFT JOIN "KeptEvaluationPage" k ON k."evaluationId" = e.id
+    WHERE e.id = ${evaluationId}`;
+  if (!row || !isFinalStatus(row.status)) return { version: null, page: null };
+  const version = evaluationPageVersion(row, row.split === "test" ? await boardVersion(client) : "");
+  const page = row.version === version && row.body ? { headers: headerPairs(row.headers), gzipped: row.body } : null;
+  return { version, page };
 }
 
 /**

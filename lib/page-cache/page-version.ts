@@ -6,6 +6,8 @@ import type { PageTarget } from "./page-target";
 export const FINAL_STATUSES = ["scored", "failed", "void", "cancelled"] as const;
 const FINAL = new Set<string>(FINAL_STATUSES);
 
+export const isFinalStatus = (status: string): boolean => FINAL.has(status);
+
 /** A final evaluation page's version: its own row's state and last write, and for a test result the boards'. */
 export function evaluationPageVersion(row: { status: string; updatedAt: Date; split: string }, board: string): string {
   const own = `${row.status}@${row.updatedAt.getTime()}`;
@@ -46,7 +48,7 @@ export async function pageVersion(target: PageTarget): Promise<string | null> {
         where: { id: target.id },
         select: { status: true, updatedAt: true, submission: { select: { split: true } } },
       });
-      if (!row || !FINAL.has(row.status)) return null;
+      if (!row || !isFinalStatus(row.status)) return null;
       const split = row.submission.split;
       return evaluationPageVersion(
         { status: row.status, updatedAt: row.updatedAt, split },
