@@ -97,7 +97,7 @@ describe("final evaluations' pages kept in PostgreSQL", () => {
     for (const p of afterScore) expect(p.version).toBe(await versionOf(p.evaluationId));
   });
 
-  it("reads a page's version now and the page kept at it in one query, as pageVersion and readKeptPage give them", async () => {
+  it("reads a page's version now with the page kept at it, as pageVersion and readKeptPage give them", async () => {
     // test results' pages are due after the last test's new score, the rest kept at their versions now
     const due = new Set((await staleFinalPages(1000)).map((p) => p.evaluationId));
     expect(due.size).toBeGreaterThan(0);

@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 /**
  * The page cache's read of a final evaluation's kept page, from inside this process only: the HTML at `version`,
  * gzipped as it is kept (the cache unpacks it: a tenth of the bytes through this route), with its headers (as JSON in
- * one header), or 204 when none is kept at it. Without `version`, at the page's version now, read in the same query
+ * one header), or 204 when none is kept at it. Without `version`, at the page's version now, read with the kept row
  * and sent as JSON in a header (null: not final): a first read's one question.
  */
 export const GET = withPageCacheCaller(async (request: Request) => {
