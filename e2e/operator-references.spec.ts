@@ -6,20 +6,60 @@ import { issueTokenInBrowser, keepScreenshot, markNoReload, signInAsAdmin, wasNo
  * The references this test does not wait for are cancelled when it ends, passed or not, so the specs after it find
  * the GPU slots free: the reference account's own token cancels them, as any submitter can cancel theirs.
  */
-let cleanup: Page | undefined;
+let cleanup: { admin: Page; referenceToken: string } | undefined;
+
+const UNENDED = ["queued", "fetching", "running", "checking"];
+
+interface ReferenceRun {
+  id: string;
+  task_id: string;
+  created_at: string;
+  evaluation: { status: string; phase: string | null; reason: string | null } | null;
+}
+
+async function referenceRuns(admin: Page, referenceToken: string): Promise<ReferenceRun[]> {
+  const headers = { authorization: `Bearer ${referenceToken}` };
+  const response = await admin.request.get("/api/submissions?mine=1", { headers });
+  expect(response.status()).toBe(200);
+  return ((await response.json()) as { submissions: ReferenceRun[] }).submissions;
+}
+
+/**
+ * Waits for the first `count` reference runs queued (each task's A/A run: measure-references.ts queues them first) to
+ * end, and fails naming the run when one ends other than scored: its board row would never come, and a wait for the
+ * row alone would say only that it was not there.
+ */
+async function expectFirstRunsScored(admin: Page, referenceToken: string, count: number, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = (await referenceRuns(admin, referenceToken))
+      .sort((a, b) => a.created_at.localeCompare(b.created_at))
+      .slice(0, count);
+    expect(runs).toHaveLength(count);
+    const states = runs.map(
+      (r) => `${r.task_id}: ${r.evaluation?.status} ${r.evaluation?.phase ?? ""} ${r.evaluation?.reason ?? ""}`,
+    );
+    if (runs.every((r) => r.evaluation && !UNENDED.includes(r.evaluation.status))) {
+      expect(
+        runs.map((r) => r.evaluation?.status),
+        states.join("; "),
+      ).toEqual(runs.map(() => "scored"));
+      return;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`the A/A runs had not ended in ${timeoutMs / 1000} s: ${states.join("; ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+}
 
 test.afterAll(async () => {
   if (!cleanup) return;
-  const admin = cleanup;
+  const { admin, referenceToken } = cleanup;
   // the test's own request context is gone by now: the operator's page still has one
   const request = admin.request;
-  const referenceToken = await issueTokenInBrowser(admin, "reference");
   const headers = { authorization: `Bearer ${referenceToken}` };
-  const mine = (await (await request.get("/api/submissions?mine=1", { headers })).json()) as {
-    submissions: { id: string; evaluation: { status: string } | null }[];
-  };
-  for (const s of mine.submissions) {
-    if (s.evaluation && ["queued", "fetching", "running", "checking"].includes(s.evaluation.status)) {
+  for (const s of await referenceRuns(admin, referenceToken)) {
+    if (s.evaluation && UNENDED.includes(s.evaluation.status)) {
       const cancelled = await request.post(`/api/submissions/${s.id}/cancel`, { headers });
       expect([200, 409]).toContain(cancelled.status());
     }
@@ -36,7 +76,9 @@ test("an operator measures every reference at once, and the boards fill as each 
   browser,
   arena,
 }, testInfo) => {
-  test.setTimeout(5 * 60_000);
+  // two ci-profile evaluations side by side take 1.5 min on idle cores; a CI that runs the whole evaluations beside
+  // this has seen them take over 4 min on a slow machine's two cores. A limit, never a wait.
+  test.setTimeout(10 * 60_000);
   // A reader has the home page open: a fresh arena's boards have no reference yet.
   const reader = await browser.newPage();
   await reader.goto("/");
@@ -48,7 +90,9 @@ test("an operator measures every reference at once, and the boards fill as each 
 
   const admin = await browser.newPage();
   await signInAsAdmin(admin, arena);
-  cleanup = admin;
+  // the reference account exists from the arena's start; its token reads the runs' states and cancels what is left
+  cleanup = { admin, referenceToken: await issueTokenInBrowser(admin, "reference") };
+  await admin.goto("/admin");
   const form = admin.locator("form", { has: admin.getByRole("button", { name: "Measure the references" }) });
   await form.getByLabel("Profile").selectOption("ci");
   await form.getByRole("button", { name: "Measure the references" }).click();
@@ -70,9 +114,10 @@ test("an operator measures every reference at once, and the boards fill as each 
   await keepScreenshot(admin, testInfo, "admin-references-queued");
 
   // Each task's A/A run was queued first, side by side: the open home page shows each once scored, labelled.
+  await expectFirstRunsScored(admin, cleanup.referenceToken, TASKS.length, 8 * 60_000);
   for (const task of TASKS) {
     const row = boardOf(task).locator("tr", { hasText: "stock engine (A/A)" });
-    await expect(row).toBeVisible({ timeout: 240_000 });
+    await expect(row).toBeVisible();
     await expect(row).toContainText("profile: ci");
     await expect(row).toContainText(/\d\.\d{3}/);
   }
