@@ -12,12 +12,21 @@
  * the registration flag, the active count and the measured durations; `/tasks/<task>`: the task's board; an evaluation page: getEvaluationPage), and the route
  * handler of `GET /api/protocol` with its body read; React's rendering of the page is not in it. With `--url` (a
  * `next start` after `next build`, serving this database) it times whole HTTP answers, rendering included, from
- * the request's write to the body's last byte. Every figure is printed beside its target.
+ * the request's write to the body's last byte. With `--server-times` as well (the server started by `timed-server.ts`),
+ * it also prints each answer's server time, read from the server's own log (server-times-preload.ts): from the
+ * request's headers parsed to its last byte handed to the socket. The targets are server times, so that figure is
+ * judged; the round trip beside it adds this client's work and its wake-ups on the cores it shares with the server
+ * (/api/protocol on 2 cores: p50 1.0 ms asked back to back, 2.3–2.9 ms asked every 25 ms, as readers ask).
+ * Every figure is printed beside its target.
  */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
 import { z } from "zod";
 import { TASK_IDS } from "@/lib/protocol";
+import { SERVER_TIMES_LOG } from "./server-times-log";
 
 const args = z
   .object({
@@ -28,6 +37,8 @@ const args = z
     /** Answers read back to back before each target is timed, not counted: a server in service is warm. */
     warmup: z.coerce.number().int().min(0).default(1500),
     "skip-saturation": z.boolean().default(false),
+    /** With --url: also read each answer's server time from the log of the server `timed-server.ts` started. */
+    "server-times": z.boolean().default(false),
     /** Only the targets whose name holds this text (`--only /tasks/`). */
     only: z.string().min(1).optional(),
   })
@@ -40,6 +51,7 @@ const args = z
         "think-ms": { type: "string" },
         warmup: { type: "string" },
         "skip-saturation": { type: "boolean" },
+        "server-times": { type: "boolean" },
         only: { type: "string" },
       },
     }).values,
@@ -50,6 +62,8 @@ interface Target {
   targetMs: number;
   /** One answer: resolves when the whole of it is in hand; `i` < 0 for warm-up answers. */
   read: (i: number) => Promise<unknown>;
+  /** With --url: whether a request path the server logged is one of this target's answers. */
+  serves?: (url: string) => boolean;
 }
 
 const quantile = (sorted: number[], p: number) => {
@@ -76,11 +90,34 @@ async function warm(t: Target): Promise<void> {
   );
 }
 
+// the repository's root from this file, not lib/ops: `--url` loads only Node's modules, undici and zod (a GPU host's pack)
+const serverLog = join(fileURLToPath(new URL("../../../", import.meta.url)), SERVER_TIMES_LOG);
+/** Longer than the preload's 200 ms between appends: every answer before now is in the log after this. */
+const logSettled = () => pause(500);
+
+/** The server times of this target's answers appended to the log past `offset`, sorted. */
+function serverTimes(t: Target, offset: number): number[] {
+  const text = readFileSync(serverLog).subarray(offset).toString("utf8");
+  const times: number[] = [];
+  for (const line of text.split("\n")) {
+    const [url, ms] = line.split("\t");
+    if (url && ms && t.serves?.(url)) times.push(Number(ms));
+  }
+  return times.sort((a, b) => a - b);
+}
+
+function verdict(p95: number, targetMs: number): string {
+  return `(target < ${targetMs} ms: ${p95 < targetMs ? "met" : "NOT met"})`;
+}
+
 async function measure(t: Target, thinkMs: number): Promise<void> {
   const t0 = performance.now();
   await t.read(0);
   const cold = performance.now() - t0;
   await warm(t);
+  const logged = args["server-times"] && t.serves;
+  if (logged) await logSettled();
+  const offset = logged ? statSync(serverLog).size : 0;
   const times: number[] = [];
   const answered = new Map<string, number[]>();
   let next = 1;
@@ -103,7 +140,7 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
   times.sort((a, b) => a - b);
   const p95 = quantile(times, 95);
   console.log(
-    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms (target < ${t.targetMs} ms: ${p95 < t.targetMs ? "met" : "NOT met"})  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s${
+    `  ${t.name.padEnd(34)} p50 ${quantile(times, 50).toFixed(2).padStart(7)}  p95 ${p95.toFixed(2).padStart(7)} ms ${logged ? "(round trip at this client)" : verdict(p95, t.targetMs)}  max ${times.at(-1)!.toFixed(2).padStart(7)}  cold ${cold.toFixed(1).padStart(6)} ms  ${(times.length / wall).toFixed(0)} answers/s${
       answered.size
         ? `  (${[...answered]
             .map(
@@ -120,6 +157,13 @@ async function measure(t: Target, thinkMs: number): Promise<void> {
             .join(", ")})`
         : ""
     }`,
+  );
+  if (!logged) return;
+  await logSettled();
+  const server = serverTimes(t, offset);
+  const sp95 = quantile(server, 95);
+  console.log(
+    `  ${"  server time".padEnd(34)} p50 ${quantile(server, 50).toFixed(2).padStart(7)}  p95 ${sp95.toFixed(2).padStart(7)} ms ${verdict(sp95, t.targetMs)}  max ${server.at(-1)?.toFixed(2).padStart(7)}  (${server.length} answers logged)`,
   );
 }
 
@@ -204,23 +248,39 @@ async function inProcessTargets(): Promise<Target[]> {
 
 const targets: Target[] = args.url
   ? [
-      { name: "GET /", targetMs: 50, read: () => httpGet(`${args.url}/`) },
+      { name: "GET /", targetMs: 50, read: () => httpGet(`${args.url}/`), serves: (url) => url === "/" },
       ...TASK_IDS.map((t) => ({
         name: `GET /tasks/${t}`,
         targetMs: 50,
         read: () => httpGet(`${args.url}/tasks/${t}`),
+        serves: (url: string) => url === `/tasks/${t}`,
       })),
       {
         name: "GET /evaluations/<id>",
         targetMs: 50,
         read: (i: number) => httpGet(`${args.url}/evaluations/${pick(i)}`),
+        serves: (url) => url.startsWith("/evaluations/"),
       },
-      { name: "GET /api/protocol", targetMs: 5, read: () => httpGet(`${args.url}/api/protocol`) },
+      {
+        name: "GET /api/protocol",
+        targetMs: 5,
+        read: () => httpGet(`${args.url}/api/protocol`),
+        serves: (url) => url === "/api/protocol",
+      },
     ]
   : await inProcessTargets();
 console.log(`${args.readers} readers, each pausing ${args["think-ms"]} ms on average between answers:`);
 const chosen = targets.filter((t) => !args.only || t.name.includes(args.only));
 if (chosen.length === 0) throw new Error(`--only ${args.only}: no target is named so`);
+if (args["server-times"] && !args.url)
+  throw new Error("--server-times: only with --url (in-process reads are server time)");
+if (args["server-times"]) {
+  try {
+    statSync(serverLog);
+  } catch {
+    throw new Error(`--server-times: ${SERVER_TIMES_LOG} is missing: start the server with timed-server.ts`);
+  }
+}
 for (const t of chosen) await measure(t, args["think-ms"]);
 if (!args["skip-saturation"]) {
   console.log(`${args.readers} readers asking again at once (saturation):`);
