@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { EvaluationsSequencer } from "./lib/ops/test-order/evaluations-sequencer";
 
 const alias = { "@": fileURLToPath(new URL("./", import.meta.url)) };
 const ignored = ["node_modules/**", ".next/**", ".arena/**", "e2e/**"];
@@ -11,6 +12,7 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    sequence: { sequencer: EvaluationsSequencer },
     projects: [
       {
         extends: true,
