@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-import { EvaluationsSequencer } from "./lib/ops/test-order/evaluations-sequencer";
+// with its extension: vitest loads its config natively, where an import names its file whole
+import { EvaluationsSequencer } from "./lib/ops/test-order/evaluations-sequencer.ts";
 
 const alias = { "@": fileURLToPath(new URL("./", import.meta.url)) };
 const ignored = ["node_modules/**", ".next/**", ".arena/**", "e2e/**"];

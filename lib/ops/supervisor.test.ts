@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
@@ -100,6 +100,18 @@ describe("the arena's supervisor", () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: null });
     client.on("error", () => undefined);
     await client.set("arena:supervisor-test", "kept");
+    // appendfsync everysec answers a write before it reaches the file while the last second's fsync is still running
+    // (up to 2 s on a loaded disk): what it held is what its append-only file holds, so the kill waits for the write
+    const aofDir = path.join(dir, "redis", "appendonlydir");
+    await until(
+      async () => {
+        const files = (await readdir(aofDir)).filter((f) => f.endsWith(".incr.aof"));
+        const texts = await Promise.all(files.map((f) => readFile(path.join(aofDir, f), "utf8")));
+        return texts.some((t) => t.includes("arena:supervisor-test")) ? true : undefined;
+      },
+      10_000,
+      50,
+    );
     process.kill(redis.pid!, "SIGKILL");
     await until(
       async () => (log.some((l) => l.startsWith("the private redis-server is running again")) ? true : undefined),

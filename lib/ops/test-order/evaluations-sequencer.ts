@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { EVALUATION_FILE_SECONDS } from "./evaluation-file-seconds";
-import { longestFirst } from "./longest-first";
+import { EVALUATION_FILE_SECONDS } from "./evaluation-file-seconds.ts";
+import { longestFirst } from "./longest-first.ts";
 
 /**
  * Vitest's order, except for the whole evaluations when this checkout has run none of them yet (a fresh clone, as CI
