@@ -4,12 +4,12 @@
  * database, NEXTAUTH_SECRET, NEXTAUTH_URL); the log starts empty at every start.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { buildSync } from "esbuild";
 import { z } from "zod";
 import { childEnv, repoRoot } from "@/lib/ops/arena-stack";
+import { buildServerTimesPreload } from "./build-server-times-preload";
 import { SERVER_TIMES_LOG } from "./server-times-log";
 
 const { port } = z
@@ -17,16 +17,7 @@ const { port } = z
   .parse(parseArgs({ options: { port: { type: "string" } } }).values);
 
 const log = join(repoRoot, SERVER_TIMES_LOG);
-const preload = join(repoRoot, ".build/bench/server-times-preload.cjs");
-mkdirSync(join(repoRoot, ".build/bench"), { recursive: true });
-buildSync({
-  entryPoints: [join(repoRoot, "lib/board/bench/server-times-preload.ts")],
-  outfile: preload,
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  define: { SERVER_TIMES_LOG: JSON.stringify(log) },
-});
+const preload = buildServerTimesPreload(join(repoRoot, ".build/bench"), log);
 writeFileSync(log, "");
 
 const child = spawn(join(repoRoot, "node_modules/.bin/next"), ["start", "-p", String(port)], {
