@@ -14,7 +14,8 @@ const ORDER: Record<EvaluationStatus, number> = {
   cancelled: 4,
 };
 
-export function isTerminal(status: EvaluationStatus): boolean {
+/** Any text: a status read as text (raw SQL) is asked about as the enum is. */
+export function isTerminal(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 

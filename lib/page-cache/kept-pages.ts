@@ -2,8 +2,9 @@ import { gzipSync } from "node:zlib";
 import { boardVersion } from "@/lib/board/board-version";
 import { db } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/db/generated/client";
+import { isTerminal } from "@/lib/evaluations/status-machine";
 import type { KeptPage } from "./kept-page";
-import { evaluationPageVersion, isFinalStatus } from "./page-version";
+import { evaluationPageVersion } from "./page-version";
 import type { RenderedPage } from "./rendered-pages";
 
 const headerPairs = (value: unknown): [string, string][] =>
@@ -53,7 +54,7 @@ export async function readKeptPageNow(
     JOIN "Submission" s ON s.id = e."submissionId"
     LEFT JOIN "KeptEvaluationPage" k ON k."evaluationId" = e.id
     WHERE e.id = ${evaluationId}`;
-  if (!row || !isFinalStatus(row.status)) return { version: null, page: null };
+  if (!row || !isTerminal(row.status)) return { version: null, page: null };
   const version = evaluationPageVersion(row, row.split === "test" ? await boardVersion(client) : "");
   const page = row.version === version && row.body ? { headers: headerPairs(row.headers), gzipped: row.body } : null;
   return { version, page };

@@ -1,12 +1,7 @@
 import { activityVersion, boardVersion } from "@/lib/board/board-version";
 import { db } from "@/lib/db/client";
+import { isTerminal } from "@/lib/evaluations/status-machine";
 import type { PageTarget } from "./page-target";
-
-/** The states an evaluation never leaves: only their pages are kept. */
-export const FINAL_STATUSES = ["scored", "failed", "void", "cancelled"] as const;
-const FINAL = new Set<string>(FINAL_STATUSES);
-
-export const isFinalStatus = (status: string): boolean => FINAL.has(status);
 
 /** A final evaluation page's version: its own row's state and last write, and for a test result the boards'. */
 export function evaluationPageVersion(row: { status: string; updatedAt: Date; split: string }, board: string): string {
@@ -48,7 +43,7 @@ export async function pageVersion(target: PageTarget): Promise<string | null> {
         where: { id: target.id },
         select: { status: true, updatedAt: true, submission: { select: { split: true } } },
       });
-      if (!row || !isFinalStatus(row.status)) return null;
+      if (!row || !isTerminal(row.status)) return null;
       const split = row.submission.split;
       return evaluationPageVersion(
         { status: row.status, updatedAt: row.updatedAt, split },

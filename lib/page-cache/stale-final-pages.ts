@@ -1,7 +1,8 @@
 import { boardVersion } from "@/lib/board/board-version";
 import { db } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/db/generated/client";
-import { evaluationPageVersion, FINAL_STATUSES } from "./page-version";
+import { TERMINAL_STATUSES } from "@/lib/evaluations/status-machine";
+import { evaluationPageVersion } from "./page-version";
 
 export interface PageToRender {
   evaluationId: string;
@@ -21,7 +22,7 @@ export async function staleFinalPages(limit: number, client: PrismaClient = db()
     FROM "Evaluation" e
     JOIN "Submission" s ON s.id = e."submissionId"
     LEFT JOIN "KeptEvaluationPage" k ON k."evaluationId" = e.id
-    WHERE e.status::text = ANY(${[...FINAL_STATUSES]})
+    WHERE e.status::text = ANY(${[...TERMINAL_STATUSES]})
       AND (k."evaluationId" IS NULL OR k.version <> (
         e.status::text || '@' || round(extract(epoch FROM e."updatedAt") * 1000)::bigint::text
         || CASE WHEN s.split = 'test' THEN '|' || ${board} ELSE '' END))
