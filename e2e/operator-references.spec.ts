@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { isTerminal } from "../lib/evaluations/status-machine";
 import { expect, test } from "./support/arena";
 import { issueTokenInBrowser, keepScreenshot, markNoReload, signInAsAdmin, wasNotReloaded } from "./web-helpers";
 
@@ -7,8 +8,6 @@ import { issueTokenInBrowser, keepScreenshot, markNoReload, signInAsAdmin, wasNo
  * the GPU slots free: the reference account's own token cancels them, as any submitter can cancel theirs.
  */
 let cleanup: { admin: Page; referenceToken: string } | undefined;
-
-const UNENDED = ["queued", "fetching", "running", "checking"];
 
 interface ReferenceRun {
   id: string;
@@ -47,7 +46,7 @@ async function expectFirstRunsScored(
     const states = runs.map(
       (r) => `${r.task_id}: ${r.evaluation?.status} ${r.evaluation?.phase ?? ""} ${r.evaluation?.reason ?? ""}`,
     );
-    if (runs.every((r) => r.evaluation && !UNENDED.includes(r.evaluation.status))) {
+    if (runs.every((r) => r.evaluation && isTerminal(r.evaluation.status))) {
       expect(
         runs.map((r) => r.evaluation?.status),
         states.join("; "),
@@ -67,7 +66,7 @@ test.afterAll(async () => {
   const request = admin.request;
   const headers = { authorization: `Bearer ${referenceToken}` };
   for (const s of await referenceRuns(admin, referenceToken)) {
-    if (s.evaluation && UNENDED.includes(s.evaluation.status)) {
+    if (s.evaluation && !isTerminal(s.evaluation.status)) {
       const cancelled = await request.post(`/api/submissions/${s.id}/cancel`, { headers });
       expect([200, 409]).toContain(cancelled.status());
     }
