@@ -19,7 +19,7 @@
  * (/api/protocol on 2 cores: p50 1.0 ms asked back to back, 2.3–2.9 ms asked every 25 ms, as readers ask).
  * Every figure is printed beside its target.
  */
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -97,7 +97,15 @@ const logSettled = () => pause(500);
 
 /** The server times of this target's answers appended to the log past `offset`, sorted. */
 function serverTimes(t: Target, offset: number): number[] {
-  const text = readFileSync(serverLog).subarray(offset).toString("utf8");
+  // only what was appended since `offset`: the log holds every answer the server gave, warm-ups and other targets too
+  const bytes = Buffer.alloc(statSync(serverLog).size - offset);
+  const fd = openSync(serverLog, "r");
+  try {
+    readSync(fd, bytes, 0, bytes.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+  const text = bytes.toString("utf8");
   const times: number[] = [];
   for (const line of text.split("\n")) {
     const [url, ms] = line.split("\t");
