@@ -25,17 +25,55 @@ import type { WireLogEntry } from "./wire-server";
 /** A chunk later than this is "late": the GC pauses that overlapped such chunks are listed. */
 export const LATE_MS = 1;
 
-/** Each chunk's server stamp and client arrival (ms on the judge's clock), in arrival order per reply. */
+/**
+ * Each chunk's server stamp, client arrival and the server's own delay (its write's return minus the stamp; NaN where
+ * the log has none), ms on the judge's clock, in arrival order per reply.
+ */
 class Chunks {
   stamps: number[] = [];
   arrivals: number[] = [];
-  add(stampMs: number, arrivalMs: number) {
+  serverDelays: number[] = [];
+  add(stampMs: number, arrivalMs: number, serverDelayMs: number) {
     this.stamps.push(stampMs);
     this.arrivals.push(arrivalMs);
+    this.serverDelays.push(serverDelayMs);
   }
   lateness(): number[] {
     return this.arrivals.map((a, i) => a - this.stamps[i]!);
   }
+}
+
+/** One of a run's latest chunks: how late, how much of it the server's own delay, and what else was late near it. */
+export interface WorstChunk {
+  latenessMs: number;
+  serverDelayMs: number | null;
+  /** Other chunks more than LATE_MS late whose transit overlapped this one's: a burst, or this chunk alone. */
+  lateNeighbours: number;
+  /** The longest GC pause of the judge inside this chunk's transit, if any. */
+  gcMs: number | null;
+}
+
+/** The `n` latest chunks, latest first, each with its server delay, late neighbours and overlapping GC pause. */
+export function worstChunks(
+  chunks: { stamps: readonly number[]; arrivals: readonly number[]; serverDelays: readonly number[] },
+  pauses: readonly GcPause[] | null,
+  n = 5,
+): WorstChunk[] {
+  const order = chunks.arrivals.map((_, i) => i);
+  const late = (i: number) => chunks.arrivals[i]! - chunks.stamps[i]!;
+  order.sort((a, b) => late(b) - late(a));
+  const lateOnes = order.filter((i) => late(i) > LATE_MS);
+  return order.slice(0, n).map((i) => {
+    const from = chunks.stamps[i]!;
+    const to = chunks.arrivals[i]!;
+    let lateNeighbours = 0;
+    for (const j of lateOnes) if (j !== i && chunks.stamps[j]! <= to && chunks.arrivals[j]! >= from) lateNeighbours++;
+    let gcMs: number | null = null;
+    for (const p of pauses ?? [])
+      if (p.startMs <= to && p.startMs + p.durationMs >= from) gcMs = Math.max(gcMs ?? 0, p.durationMs);
+    const d = chunks.serverDelays[i]!;
+    return { latenessMs: late(i), serverDelayMs: Number.isNaN(d) ? null : d, lateNeighbours, gcMs };
+  });
 }
 
 export interface LatenessRow {
@@ -46,6 +84,10 @@ export interface LatenessRow {
   tail: Tail;
   /** The judge's own GC pauses over the run, and which of them overlapped late chunks (null for other clients). */
   gc: GcOverlap | null;
+  /** The server's own delay (write returned minus stamp) over the chunks this client saw; null where not logged. */
+  server: Tail | null;
+  /** The latest chunks, taken apart; empty where the client's arrivals are not matched to the log. */
+  worst: WorstChunk[];
 }
 
 export interface GcOverlap {
@@ -99,7 +141,11 @@ export function matchStamps(log: readonly WireLogEntry[], replies: { seed: numbe
     const l = bySeed.get(r.seed);
     if (!l) continue;
     const n = Math.min(l.writesNs.length, r.arrivalsMs.length);
-    for (let i = 0; i < n; i++) chunks.add(nsToMs(BigInt(l.writesNs[i]!)), r.arrivalsMs[i]!);
+    for (let i = 0; i < n; i++) {
+      const stampMs = nsToMs(BigInt(l.writesNs[i]!));
+      const sent = l.sentNs?.[i];
+      chunks.add(stampMs, r.arrivalsMs[i]!, sent === undefined ? Number.NaN : nsToMs(BigInt(sent)) - stampMs);
+    }
   }
   return chunks;
 }
@@ -162,7 +208,14 @@ async function judgeStreamChat(ctx: RunContext, run: number): Promise<LatenessRo
     failed: replies.filter((r) => r.error !== null).length,
     tail: tail(chunks.lateness()),
     gc: gcOverlap(chunks, pauses),
+    ...serverSide(chunks, pauses),
   };
+}
+
+/** The server's delay tail and the worst chunks taken apart, for a client whose arrivals are matched to the log. */
+function serverSide(chunks: Chunks, pauses: readonly GcPause[] | null) {
+  const delays = chunks.serverDelays.filter((d) => !Number.isNaN(d));
+  return { server: delays.length > 0 ? tail(delays) : null, worst: worstChunks(chunks, pauses) };
 }
 
 async function judgePass(ctx: RunContext): Promise<LatenessRow> {
@@ -213,6 +266,7 @@ async function judgePass(ctx: RunContext): Promise<LatenessRow> {
     failed: result.summary.failed,
     tail: tail(chunks.lateness()),
     gc: gcOverlap(chunks, passPauses),
+    ...serverSide(chunks, passPauses),
   };
 }
 
@@ -230,6 +284,7 @@ async function bareFloor(ctx: RunContext, run: number): Promise<LatenessRow> {
     failed: 0,
     tail: tail(chunks.lateness()),
     gc: null,
+    ...serverSide(chunks, null),
   };
 }
 
@@ -316,6 +371,8 @@ export async function latenessSection(options: {
         failed: c.errors,
         tail: tail(c.lateness),
         gc: null,
+        server: null,
+        worst: [],
       };
       rows.push(row);
       compare.set(lanes, row);
@@ -329,6 +386,20 @@ export async function latenessSection(options: {
     console.log(
       `  ${r.client.slice(0, 58).padEnd(58)} ${String(r.streams).padStart(7)} ${String(t.count).padStart(8)} ${fmt(t.p50).padStart(7)} ${fmt(t.p99).padStart(7)} ${fmt(t.p999).padStart(7)} ${fmt(t.max).padStart(8)}  ${gc}${r.failed ? `  (${r.failed} failed)` : ""}`,
     );
+  }
+  console.log(
+    `  the server's own delay (its write's return minus the stamp, in every client's lateness): ${rows
+      .filter((r) => r.server)
+      .map((r) => `${r.client} at ${r.streams}: p99 ${fmt(r.server!.p99)}, max ${fmt(r.server!.max)} ms`)
+      .join("; ")}`,
+  );
+  for (const r of rows) {
+    if (r.worst.length === 0) continue;
+    const parts = r.worst.map(
+      (w) =>
+        `${fmt(w.latenessMs, 2)} (server ${fmt(w.serverDelayMs, 2)}, ${w.lateNeighbours} late beside${w.gcMs === null ? "" : `, GC ${fmt(w.gcMs, 2)}`})`,
+    );
+    console.log(`  latest chunks, ${r.client} at ${r.streams} streams, ms: ${parts.join("; ")}`);
   }
   for (const r of rows) {
     if (!r.gc || r.gc.overlapping.length === 0) continue;

@@ -38,6 +38,38 @@ describe("the benchmark's wire server and bare client", () => {
     expect(out.firstTokenMs!).toBeGreaterThan(Number(BigInt(entry.writesNs[0]!)) / 1e6);
   });
 
+  it("stamps a stamped reply's chunks in their text and logs when each write returned", async () => {
+    const stamped = await startWireServer((seed) => ({ ttftMs: 5, chunks: wordChunks(4, seed, 2), stamped: true }));
+    try {
+      const res = await request(`${stamped.url}/v1/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ seed: 3 }),
+        headers: { "content-type": "application/json" },
+        dispatcher,
+      });
+      const events = (await res.body.text())
+        .split("\n\n")
+        .map((e) => e.replace(/^data: /, ""))
+        .filter((e) => e.startsWith("{"))
+        .map((e) => JSON.parse(e) as { stamp_ns?: string; choices: { delta: { content?: string } }[] });
+      const stamps = events.filter((e) => e.stamp_ns !== undefined).map((e) => e.stamp_ns!);
+      expect(stamps.map((t) => t.length)).toEqual([20, 20, 20, 20]);
+      expect(events.map((e) => e.choices[0]!.delta.content ?? "").join("")).toBe(
+        wordChunks(4, 3, 2)
+          .map((c) => c.text)
+          .join(""),
+      );
+      const entry = ((await (await request(`${stamped.url}/log`, { dispatcher })).body.json()) as WireLogEntry[]).find(
+        (l) => l.seed === 3,
+      )!;
+      expect(entry.writesNs.map((t) => BigInt(t))).toEqual(stamps.map((t) => BigInt(t)));
+      expect(entry.sentNs).toHaveLength(4);
+      for (const [i, t] of entry.sentNs!.entries()) expect(BigInt(t) >= BigInt(entry.writesNs[i]!)).toBe(true);
+    } finally {
+      stamped.close();
+    }
+  });
+
   it("lets a bare socket count each content event of back-to-back replies", async () => {
     const replies = await bareClientRun(server.url, 2, 0.3, 1000);
     expect(replies.length).toBeGreaterThanOrEqual(4);

@@ -22,17 +22,55 @@ export interface WireLogEntry {
   /** When each content chunk's write returned (its bytes are in the peer's receive buffer on loopback); a stamped
    * reply's stamps, taken just before each write. */
   writesNs: string[];
+  /**
+   * A stamped reply's: when each chunk's write returned. Its gap to the stamp is the server's own delay (a collection
+   * or a preemption of the server between the stamp and the syscall), which every client's lateness then includes.
+   */
+  sentNs?: string[];
   endNs: string | null;
 }
 
-const chunkJson = (content: string | null, finish: string | null, stampNs?: bigint) =>
+/** An entry as the server keeps it: nanosecond readings as doubles (exact for 104 days of uptime), no string each. */
+interface KeptEntry {
+  seed: number;
+  receivedNs: bigint;
+  writes: number[];
+  sent: number[] | null;
+  endNs: bigint | null;
+}
+
+const published = (e: KeptEntry): WireLogEntry => ({
+  seed: e.seed,
+  receivedNs: String(e.receivedNs),
+  writesNs: e.writes.map((t) => String(BigInt(t))),
+  ...(e.sent ? { sentNs: e.sent.map((t) => String(BigInt(t))) } : {}),
+  endNs: e.endNs === null ? null : String(e.endNs),
+});
+
+const nowNs = () => Number(process.hrtime.bigint());
+
+const chunkJson = (content: string | null, finish: string | null, stampNs?: string) =>
   JSON.stringify({
     id: "chatcmpl-wire",
     object: "chat.completion.chunk",
     model: "bench",
-    ...(stampNs === undefined ? {} : { stamp_ns: String(stampNs) }),
+    ...(stampNs === undefined ? {} : { stamp_ns: stampNs }),
     choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }],
   });
+
+/** Stamps are written zero-padded to this width, so a stamped chunk's frame is built whole before its stamp is read. */
+const STAMP_DIGITS = 20;
+const STAMP_HOLE = "#".repeat(STAMP_DIGITS);
+
+/**
+ * A stamped chunk's HTTP frame split around its stamp: everything but the stamp's digits is allocated before the
+ * clock is read, so the server's own collections land before the stamp, not between it and the write.
+ */
+function stampedFrame(text: string): [string, string] {
+  const frame = httpChunk(event(chunkJson(text, null, STAMP_HOLE)));
+  const at = frame.indexOf(STAMP_HOLE);
+  return [frame.slice(0, at), frame.slice(at + STAMP_DIGITS)];
+}
 
 const event = (data: string) => `data: ${data}\n\n`;
 const hex = (s: string) => Buffer.byteLength(s).toString(16);
@@ -50,7 +88,7 @@ export async function startWireServer(
   script: (seed: number) => WireReply,
   options: { spin?: boolean } = {},
 ): Promise<{ url: string; close(): void }> {
-  const log: WireLogEntry[] = [];
+  const log: KeptEntry[] = [];
   const server = createServer((socket) => {
     socket.setNoDelay(true);
     let buffered: Buffer = Buffer.alloc(0);
@@ -75,7 +113,7 @@ export async function startWireServer(
       buffered = buffered.subarray(headerEnd + 4 + length);
       firstByteNs = null;
       const [method, path] = head.split(" ", 2);
-      if (method === "GET" && path === "/log") return respondJson(s, JSON.stringify(log));
+      if (method === "GET" && path === "/log") return respondJson(s, JSON.stringify(log.map(published)));
       if (method === "GET" && path?.startsWith("/log/take?")) return respondJson(s, JSON.stringify(take(path)));
       if (method === "GET" && path === "/metrics") return respondJson(s, "");
       if (method !== "POST" || path !== "/v1/chat/completions") return respondJson(s, "{}", 404);
@@ -91,7 +129,7 @@ export async function startWireServer(
     const taken: WireLogEntry[] = [];
     let kept = 0;
     for (const e of log) {
-      if (e.seed >= from && e.seed < to) taken.push(e);
+      if (e.seed >= from && e.seed < to) taken.push(published(e));
       else log[kept++] = e;
     }
     log.length = kept;
@@ -107,7 +145,7 @@ export async function startWireServer(
 
   function stream(s: Socket, receivedNs: bigint, seed: number) {
     const reply = script(seed);
-    const entry: WireLogEntry = { seed, receivedNs: String(receivedNs), writesNs: [], endNs: null };
+    const entry: KeptEntry = { seed, receivedNs, writes: [], sent: reply.stamped ? [] : null, endNs: null };
     log.push(entry);
     s.write(
       "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n" +
@@ -116,8 +154,8 @@ export async function startWireServer(
     const tail = () => `${httpChunk(event(chunkJson(null, "stop")) + event("[DONE]"))}0\r\n\r\n`;
     if (reply.burst) {
       s.write(httpChunk(reply.chunks.map((c) => event(chunkJson(c.text, null))).join("")) + tail());
-      entry.writesNs.push(String(process.hrtime.bigint()));
-      entry.endNs = entry.writesNs[0]!;
+      entry.endNs = process.hrtime.bigint();
+      entry.writes.push(Number(entry.endNs));
       return;
     }
     // deadlines are absolute from the arrival, so timer slop never accumulates over a reply
@@ -126,17 +164,19 @@ export async function startWireServer(
     const step = () => {
       if (s.destroyed) return;
       if (reply.stamped) {
+        const [head, rest] = stampedFrame(reply.chunks[i]!.text);
         const stamp = process.hrtime.bigint();
-        s.write(httpChunk(event(chunkJson(reply.chunks[i]!.text, null, stamp))));
-        entry.writesNs.push(String(stamp));
+        s.write(head + String(stamp).padStart(STAMP_DIGITS, "0") + rest);
+        entry.sent!.push(nowNs());
+        entry.writes.push(Number(stamp));
       } else {
         s.write(httpChunk(event(chunkJson(reply.chunks[i]!.text, null))));
-        entry.writesNs.push(String(process.hrtime.bigint()));
+        entry.writes.push(nowNs());
       }
       i++;
       if (i === reply.chunks.length) {
         s.write(tail());
-        entry.endNs = String(process.hrtime.bigint());
+        entry.endNs = process.hrtime.bigint();
         return;
       }
       dueMs += reply.chunks[i]!.gapMs;
