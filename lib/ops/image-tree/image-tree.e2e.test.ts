@@ -45,6 +45,61 @@ let worker: ChildProcess | null = null;
 let cluster: LocalCluster;
 const output: string[] = [];
 
+/**
+ * How long the web app may take from `node server.js` to its first 200 from /api/health. Here it took 1.4 to 4.5 s
+ * idle and 7 to 19 s beside ten busy loops on the two cores (load 20): 1.6 to 2.0 s of its own CPU, Next's server and
+ * the health route's modules loading, the pages' preloaded beside them. A fresh clone's CI run, slower still, took
+ * past 30 s. A limit, not a wait: the test goes on at the first 200.
+ */
+const WEB_START_MS = 120_000;
+/** How long readiness may take to follow a datastore going or coming back (each check answers within 1.5 s). */
+const HEALTH_CHANGE_MS = 60_000;
+/** How long one GET /api/health may go unanswered before it counts as a failed probe (not a hung test). */
+const HEALTH_REQUEST_MS = 20_000;
+
+/** The last lines of the tree's programs (of the one named, if given), for a failure's message. */
+function outputTail(name?: string, lines = 20): string {
+  const tail = (name ? output.filter((l) => l.startsWith(`${name}: `)) : output).slice(-lines);
+  return tail.length > 0 ? tail.join("\n") : `(no output${name ? ` from ${name}` : ""})`;
+}
+
+/**
+ * Polls `probe` until it gives a value (as `until` does); `saw` records what it last found. Failing, it says what
+ * it waited for, what it last saw and the last lines of `outputOf` (every program when not given).
+ */
+async function waitFor<T>(
+  what: string,
+  probe: (saw: (seen: string) => void) => Promise<T | undefined>,
+  timeoutMs: number,
+  outputOf?: string,
+): Promise<T> {
+  let last = "nothing yet";
+  try {
+    return await until(
+      () =>
+        probe((seen) => {
+          last = seen;
+        }),
+      timeoutMs,
+    );
+  } catch (error) {
+    throw new Error(
+      `${what}: ${(error as Error).message}; last saw: ${last}\n${outputOf ?? "output"}'s last lines:\n${outputTail(outputOf)}`,
+    );
+  }
+}
+
+/** Why a fetch got no response: undici's "fetch failed" names its cause (ECONNREFUSED, a reset, a timeout). */
+function fetchError(error: unknown): string {
+  const e = error as Error & { cause?: { code?: string; message?: string } };
+  const cause = e.cause ? `: ${e.cause.code ?? e.cause.message}` : "";
+  return `${e.name}: ${e.message}${cause}`;
+}
+
+/** Whether a child has exited, and how. */
+const exited = (child: ChildProcess): string | null =>
+  child.exitCode !== null ? `exit code ${child.exitCode}` : child.signalCode ? `signal ${child.signalCode}` : null;
+
 /** A program of the tree, with only the environment it is given (a container's), from the tree's /app. */
 function startFromTree(name: string, entry: string, env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [entry], {
@@ -69,31 +124,54 @@ function runFromTree(entry: string, env: Record<string, string>): Promise<string
   return new Promise((resolve, reject) => {
     const child = startFromTree("run", entry, env);
     let out = "";
+    let err = "";
     child.stdout!.on("data", (c: Buffer) => {
       out += c.toString();
     });
-    child.once("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${entry} exited ${code}: ${out}`))));
+    child.stderr!.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    child.once("exit", (code, signal) =>
+      code === 0 ? resolve(out) : reject(new Error(`${entry} exited ${code ?? signal}: ${out}\nstderr: ${err}`)),
+    );
   });
 }
 
 async function startRedis(): Promise<void> {
-  redis = spawn(
+  const child = spawn(
     "redis-server",
-    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    {
-      stdio: "ignore",
-    },
+    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"],
+    { stdio: ["ignore", "pipe", "pipe"] },
   );
-  await until(
-    () =>
-      new Promise<true | undefined>((resolve) => {
+  redis = child;
+  for (const stream of [child.stdout!, child.stderr!])
+    stream.on("data", (c: Buffer) =>
+      output.push(
+        ...c
+          .toString()
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => `redis: ${l}`),
+      ),
+    );
+  await waitFor(
+    `redis-server accepting connections on 127.0.0.1:${redisPort}`,
+    (saw) => {
+      const gone = exited(child);
+      if (gone) throw new Error(`redis-server exited (${gone})`);
+      return new Promise<true | undefined>((resolve) => {
         const socket = createConnection(redisPort, "127.0.0.1", () => {
           socket.destroy();
           resolve(true);
         });
-        socket.on("error", () => resolve(undefined));
-      }),
-    10_000,
+        socket.on("error", (error) => {
+          saw(fetchError(error));
+          resolve(undefined);
+        });
+      });
+    },
+    30_000,
+    "redis",
   );
 }
 
@@ -130,15 +208,35 @@ async function closeRelay(): Promise<void> {
   await new Promise((r) => server.close(r));
 }
 
-const health = async () => {
-  const response = await fetch(`${webUrl}/api/health`).catch(() => null);
-  return response ? { status: response.status, body: (await response.json()) as Record<string, unknown> } : null;
-};
-const healthIs = (status: number) =>
-  until(async () => {
-    const got = await health();
-    return got?.status === status ? got : undefined;
-  }, 30_000);
+/** One GET /api/health: its status and body (JSON where it parses), or why no response came. */
+async function health(): Promise<{ status: number; body: unknown } | { error: string }> {
+  try {
+    const response = await fetch(`${webUrl}/api/health`, { signal: AbortSignal.timeout(HEALTH_REQUEST_MS) });
+    const text = await response.text();
+    try {
+      return { status: response.status, body: JSON.parse(text) };
+    } catch {
+      return { status: response.status, body: text };
+    }
+  } catch (error) {
+    return { error: fetchError(error) };
+  }
+}
+
+/** Polls /api/health until it answers `status`, failing at once if the web app exits. */
+const healthIs = (status: number, timeoutMs = HEALTH_CHANGE_MS) =>
+  waitFor(
+    `GET /api/health answering ${status}`,
+    async (saw) => {
+      const gone = exited(web);
+      if (gone) throw new Error(`the web app exited (${gone})`);
+      const got = await health();
+      saw(JSON.stringify(got));
+      return "status" in got && got.status === status ? got : undefined;
+    },
+    timeoutMs,
+    "web",
+  );
 
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), "arena-image-tree-"));
@@ -217,19 +315,20 @@ describe("the arena's image tree", () => {
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
     });
-    expect(await healthIs(200)).toEqual({
+    expect(await healthIs(200, WEB_START_MS)).toEqual({
       status: 200,
       body: { status: "ok", checks: { postgres: "ok", redis: "ok" } },
     });
     for (const path of ["/", "/protocol", "/guide", "/tasks/qwen3-8b", "/api/protocol", "/client.py"]) {
       const response = await fetch(`${webUrl}${path}`);
-      expect(response.status, `${path}: ${output.slice(-5).join("\n")}`).toBe(200);
+      expect(response.status, `${path}: ${outputTail("web", 10)}`).toBe(200);
     }
     // the participant's kit, prebuilt in the image: served at once, never built (the image has no repository)
     const kit = await fetch(`${webUrl}/kit.tar.gz`);
     expect(kit.status).toBe(200);
     expect((await kit.arrayBuffer()).byteLength).toBeGreaterThan(1 << 20);
-  }, 120_000);
+    // a loaded two-core host: the image's commands took some 50 s there, and the web app's start has WEB_START_MS
+  }, 300_000);
 
   it("fails its readiness while Redis or PostgreSQL is down, and is ready again once it is back", async () => {
     await stopRedis();
@@ -240,7 +339,8 @@ describe("the arena's image tree", () => {
     expect((await healthIs(503)).body).toMatchObject({ error: { code: "unavailable" } });
     await openRelay();
     await healthIs(200);
-  }, 120_000);
+    // four changes of readiness, each within HEALTH_CHANGE_MS
+  }, 300_000);
 
   it("runs a whole evaluation: submitted to its web app, run by its worker, in a pod of its agent and engine launcher", async () => {
     cluster = await startLocalCluster(base, tree);
@@ -276,10 +376,15 @@ describe("the arena's image tree", () => {
       });
       expect(response.status, await response.clone().text()).toBe(201);
       const { evaluationId } = (await response.json()) as { evaluationId: string };
-      const final = await until(async () => {
-        const row = await db().evaluation.findUnique({ where: { id: evaluationId }, include: { gates: true } });
-        return row && ["scored", "failed", "void", "cancelled"].includes(row.status) ? row : undefined;
-      }, 420_000);
+      const final = await waitFor(
+        `evaluation ${evaluationId} finished`,
+        async (saw) => {
+          const row = await db().evaluation.findUnique({ where: { id: evaluationId }, include: { gates: true } });
+          saw(row ? `${row.status}${row.reason ? `: ${row.reason}` : ""}` : "no row");
+          return row && ["scored", "failed", "void", "cancelled"].includes(row.status) ? row : undefined;
+        },
+        420_000,
+      );
       return { ...final, failedGates: final.gates.filter((g) => !g.passed).map((g) => g.check) };
     };
     const { first, last, history } = await judgedHonestly(evaluate);
