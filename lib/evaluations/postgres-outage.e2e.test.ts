@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { db } from "../db/client";
 import { packDirectory } from "../engine-archive/pack-directory";
 import { ensurePostgres, type Service } from "../ops/services";
@@ -52,6 +52,10 @@ afterAll(async () => {
 describe("PostgreSQL down for 10 s in the middle of a pass", () => {
   it("is waited out by the worker: the same attempt and pod go on, no pass replayed; the API answers 503 meanwhile", async () => {
     worker = spawnWorker(simulatedWorkerEnv(ctx, dataDir));
+    // any failure below prints what the worker said (its last 400 lines), so that it explains itself
+    onTestFailed(() => {
+      console.error(`the worker's output:\n${worker?.output.join("\n")}`);
+    });
     const { accountId, token } = await issueToken({ accountName: "outage" });
     const inline = (await packDirectory(join(repoRoot(), "lib/sim-engine/engines/ngram"))).toString("base64");
     const { evaluationId } = await createSubmission(
@@ -98,15 +102,14 @@ describe("PostgreSQL down for 10 s in the middle of a pass", () => {
     const done = await until(async () => {
       const row = await db().evaluation.findUnique({ where: { id: evaluationId }, include: { passes: true } });
       return row && ["scored", "failed", "void", "cancelled"].includes(row.status) ? row : undefined;
-    }, 420_000).catch((error: unknown) => {
-      console.error(worker!.output.slice(-80).join("\n"));
-      throw error;
-    });
+    }, 420_000);
 
     for (const path of ["/api/health", "/api/budget"])
       expect(answers.filter((a) => a.path === path).length, path).toBeGreaterThanOrEqual(2);
     for (const answer of answers) expect(answer.status, `${answer.path} after ${answer.ms} ms`).toBe(503);
     expect(done.status, done.reason ?? "").toBe("scored");
+    // scored with a reason is a pod that ended early (the candidate engine died: its later passes never ran)
+    expect(done.reason, "the reason of an evaluation scored on every pass").toBeNull();
     // the worker lived through it, and so did its attempt and its pod
     expect(worker.child.exitCode).toBeNull();
     expect(done.attempt).toBe(before.attempt);

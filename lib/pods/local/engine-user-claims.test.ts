@@ -62,6 +62,24 @@ describe("engine user claims shared by a host's local pods", () => {
     expect(await livePodClaims(dir)).toEqual(new Set(["local-e1-1", "local-e3-1"]));
   });
 
+  it("are released only while still theirs: a user taken over once its pod ended stays the new pod's", async () => {
+    // a pod has ended; its worker drains its events and cleans up before it releases the user
+    const ended = await claimEngineUser(dir, "local-e1-1");
+    await ended.holdFor(deadPid());
+    // meanwhile another worker's pod takes the user over, as a dead holder's
+    const live = await claimEngineUser(dir, "local-e2-1");
+    await live.holdFor(process.pid);
+    expect(live.user).toBe(ended.user);
+    // the first worker's late release, or one by pod id, must leave it: a claimless live pod is swept as a dead one
+    await ended.release();
+    await releasePodClaim("local-e1-1", dir);
+    expect(await livePodClaims(dir)).toEqual(new Set(["local-e2-1"]));
+    expect(await readFile(join(dir, live.user), "utf8")).toBe(`${process.pid} local-e2-1`);
+    expect((await claimEngineUser(dir, "local-e3-1")).user).not.toBe(live.user);
+    await live.release();
+    expect(await livePodClaims(dir)).toEqual(new Set(["local-e3-1"]));
+  });
+
   it("are never seen empty, while made or handed to their pod: a sweep never takes a live pod for a dead one", async () => {
     // another worker's cgroup sweep reads every claim as it is written; an empty one would mark its pod dead
     let empty = 0;

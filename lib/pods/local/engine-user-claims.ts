@@ -14,6 +14,7 @@ export interface EngineUserClaim {
   user: string;
   /** Hands the claim to the process that now holds the user (the pod's agent, once spawned). */
   holdFor(pid: number): Promise<void>;
+  /** Removes the claim, unless another pod's has replaced it since (taken over once this one's holder died). */
   release(): Promise<void>;
 }
 
@@ -68,16 +69,44 @@ export async function claimEngineUser(dir: string = DEFAULT_CLAIMS_DIR, podId?: 
 }
 
 function claimOf(user: string, path: string, claimText: (pid: number) => string): EngineUserClaim {
+  // what this claim last wrote: once its holder has died, another worker may take the user over (its claim then
+  // says otherwise), and releasing this one must leave that one be
+  let written = claimText(process.pid);
   return {
     user,
     // written aside, then renamed over the claim: a sweep reading it meanwhile never finds it empty (and the pod dead)
     holdFor: async (pid) => {
       const aside = `${path}.hold-${process.pid}-${randomBytes(4).toString("hex")}`;
-      await writeFile(aside, claimText(pid));
+      const text = claimText(pid);
+      await writeFile(aside, text);
       await rename(aside, path);
+      written = text;
     },
-    release: () => rm(path, { force: true }),
+    release: () => removeClaimIf(path, (text) => text === written),
   };
+}
+
+/**
+ * Removes the claim at `path` only while `ours` says it is still the one to remove. A pod's claim outlives its
+ * holder for a while (its worker drains the pod's events and cleans up first), and meanwhile another worker takes
+ * the user over as a dead holder's: removing that claim would leave a live pod claimless, and the next pod started on
+ * the host would sweep its cgroup as a dead pod's, killing its engine. Moved aside before it is removed, so that a
+ * claim taken over between the read and the move is put back.
+ */
+async function removeClaimIf(path: string, ours: (text: string) => boolean): Promise<void> {
+  const text = await readFile(path, "utf8").catch(() => null);
+  if (text === null || !ours(text)) return;
+  const aside = `${path}.release-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if (code(error) === "ENOENT") return;
+    throw error;
+  }
+  const moved = await readFile(aside, "utf8").catch(() => "");
+  // another's after all: put back unless a newer one already stands
+  if (!ours(moved)) await link(aside, path).catch(() => undefined);
+  await rm(aside, { force: true });
 }
 
 /** The pods that hold a claim in `dir` and still live (their holder runs), by pod id. */
@@ -98,10 +127,9 @@ export async function livePodClaims(dir: string = DEFAULT_CLAIMS_DIR): Promise<S
  * left alone.
  */
 export async function releasePodClaim(podId: string, dir: string = DEFAULT_CLAIMS_DIR): Promise<void> {
+  const names = (text: string) => text.trim().split(" ")[1] === podId;
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (!/^arena-engine-\d+$/.test(name)) continue;
-    const path = join(dir, name);
-    const [, holder] = (await readFile(path, "utf8").catch(() => "")).trim().split(" ");
-    if (holder === podId) await rm(path, { force: true });
+    await removeClaimIf(join(dir, name), names);
   }
 }

@@ -3,6 +3,7 @@ import { mkdir, open, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { logger } from "../../logger";
 import { repoAgentCommand } from "../agent/bundle/repo-agent";
 import { ENGINES_AS_AGENT } from "../agent/engine-user";
 import { type AgentEvent, type AgentExit, parseAgentExit, parsePodLine } from "../agent/events";
@@ -130,8 +131,11 @@ export class LocalPodBackend implements PodBackend {
     const host = await this.hostSandbox();
     // claimed before its cgroup is made: a live claim naming the pod is what keeps another worker's sweep off it
     const claim = await claimEngineUser(this.options.claimsDir, podId);
-    if (host.cgroups && this.options.claimsDir === undefined)
-      await sweepStalePodCgroups(host.cgroups, await livePodClaims()).catch(() => undefined);
+    if (host.cgroups && this.options.claimsDir === undefined) {
+      const swept = await sweepStalePodCgroups(host.cgroups, await livePodClaims()).catch(() => [] as string[]);
+      // a sweep kills whatever is left in those cgroups: a live pod's engine there would die, and this says why
+      if (swept.length > 0) logger.info("stale pod cgroups swept", { podId, swept });
+    }
     const logDir = join(this.options.stateDir, "logs", podId);
     let prepared: PreparedPod;
     try {
