@@ -6,6 +6,7 @@ import { createPrismaClient, type PrismaClient } from "../db/client";
 import { ensureRedis, freePort, type Service } from "../ops/services";
 import { createMigratedTestDatabase, type TestDatabase } from "../ops/test-database";
 import { createFailFastRedis, createRedis, FAIL_FAST_COMMAND_MS } from "../queue/connection";
+import { until } from "../testing/until";
 import { checkHealth } from "./check-health";
 import { unavailableDatastore } from "./datastore-unavailable";
 
@@ -64,6 +65,33 @@ describe("unavailableDatastore", () => {
     expect(unavailableDatastore(await failure(prisma.account.create({ data: { name } })))).toBeNull();
     expect(unavailableDatastore(new Error("Can't reach database server"))).toBeNull();
     expect(unavailableDatastore(undefined)).toBeNull();
+  });
+
+  it("names PostgreSQL for a connection cut between two queries of a transaction, which node-postgres reports bare", async () => {
+    // a restart while a transaction is open: the server's goodbye lands between two of its queries, and the client
+    // itself refuses the next one, unwrapped (no Prisma error, no code). Tried again, it gets a fresh connection.
+    const admin = createPrismaClient(database.url);
+    const gone = async (pid: number) => {
+      const [row] = await admin.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${pid}::int`;
+      return row!.n === 0 ? true : undefined;
+    };
+    try {
+      const cut = await failure(
+        prisma.$transaction(async (tx) => {
+          const [row] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+          await admin.$queryRaw`SELECT pg_terminate_backend(${row!.pid}::int)`;
+          await until(() => gone(row!.pid), 10_000, 20);
+          await new Promise((r) => setTimeout(r, 100));
+          return tx.account.count();
+        }),
+      );
+      expect(String(cut)).toContain("Client has encountered a connection error and is not queryable");
+      expect(unavailableDatastore(cut)).toBe("postgres");
+      expect(await prisma.account.count()).toBeGreaterThanOrEqual(0);
+    } finally {
+      await admin.$disconnect();
+    }
   });
 
   it("names Redis for a fail-fast command while Redis is down, answered within its limit", async () => {

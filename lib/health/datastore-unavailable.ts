@@ -11,6 +11,11 @@ const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
 const PG_STATES = /^(08...|57P01|57P02|57P03|53300)$/;
 const PG_MESSAGES =
   /Can't reach database server|Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery mode)|timeout exceeded when trying to connect|ECONNREFUSED|ECONNRESET/i;
+/**
+ * node-postgres itself, for a connection the server cut between two queries of an open transaction (a restart): the
+ * next query is refused by the client, unwrapped and with no code. Tried again, the pool opens a fresh connection.
+ */
+const PG_CLIENT_MESSAGES = /^Client has encountered a connection error and is not queryable$/;
 /** ioredis: a command rejected while the connection is down, its retries spent, or its timeout past. */
 const REDIS_NAMES = new Set(["MaxRetriesPerRequestError"]);
 const REDIS_MESSAGES =
@@ -30,6 +35,7 @@ export function unavailableDatastore(error: unknown): Datastore | null {
     const message = typeof e.message === "string" ? e.message : "";
     if (REDIS_NAMES.has(name) || REDIS_MESSAGES.test(message)) return "redis";
     if (name === "PrismaClientInitializationError" || PRISMA_CODES.has(code)) return "postgres";
+    if (PG_CLIENT_MESSAGES.test(message)) return "postgres";
     const driver = (e.meta as { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } } | undefined)
       ?.driverAdapterError?.cause;
     if (driver) {
