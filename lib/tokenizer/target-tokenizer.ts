@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { z } from "zod";
+import { type PackedBpeTables, unpackBpeTables } from "./bpe-tables-file";
 import { assertStableSplits } from "./stable-split";
-import { type BpeTables, defaultCacheDirs, readTokenizerCache } from "./tokenizer-cache";
+import { defaultCacheDirs, readTokenizerCache } from "./tokenizer-cache";
 
 /** The files of a tokenizer directory (`TOKENIZER`, the target's checkpoint) that the arena reads. */
 export const TOKENIZER_FILE = "tokenizer.json";
@@ -60,7 +61,7 @@ export interface TokenizerFiles {
   /** generation_config.json beside them, where there is one. */
   generationConfig?: Record<string, unknown> | null;
   /** The model's tables from a trusted cache (tokenizer-cache.ts); `tokenizerJson` then lacks the vocab and merges. */
-  bpeTables?: BpeTables;
+  bpeTables?: PackedBpeTables;
 }
 
 /** A special token in tokenizer_config.json: a plain string, or an AddedToken object with its `content`. */
@@ -170,6 +171,19 @@ export function checkTokenizerDir(dir: string): void {
     throw new Error(`${join(dir, TOKENIZER_CONFIG_FILE)} names no eos_token`);
 }
 
+/** sha256 (hex) of a file's bytes, read through one small buffer: reading 11 MB into a fresh one faults 2,800 pages. */
+function sha256OfFile(path: string): string {
+  const hash = createHash("sha256");
+  const chunk = Buffer.allocUnsafeSlow(1 << 18);
+  const fd = openSync(path, "r");
+  try {
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) hash.update(chunk.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest("hex");
+}
+
 /**
  * Reads a tokenizer directory's files (`TOKENIZER`: the target's checkpoint). With `cacheDirs`, a BPE model's tables
  * come from a trusted cache of these very bytes where there is one (`bpeTables`), and tokenizer.json is not parsed.
@@ -177,14 +191,19 @@ export function checkTokenizerDir(dir: string): void {
 export function readTokenizerFiles(dir: string, options: { cacheDirs?: string[] } = {}): TokenizerFiles {
   const path = join(dir, TOKENIZER_FILE);
   if (!existsSync(path)) throw new Error(`the tokenizer directory ${dir} has no ${TOKENIZER_FILE}`);
-  const bytes = readFileSync(path);
-  const fingerprint = createHash("sha256").update(bytes).digest("hex");
+  // hashed as read and never read again where the cache has them; else the bytes parsed are the bytes hashed
+  let fingerprint = options.cacheDirs ? sha256OfFile(path) : "";
   const cached = options.cacheDirs ? readTokenizerCache(fingerprint, options.cacheDirs) : null;
   let tokenizerJson: Record<string, unknown>;
-  try {
-    tokenizerJson = cached?.json ?? (JSON.parse(bytes.toString("utf8")) as Record<string, unknown>);
-  } catch (error) {
-    throw new Error(`${path} is not JSON: ${(error as Error).message}`);
+  if (cached) tokenizerJson = cached.json;
+  else {
+    const bytes = readFileSync(path);
+    fingerprint = createHash("sha256").update(bytes).digest("hex");
+    try {
+      tokenizerJson = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+    } catch (error) {
+      throw new Error(`${path} is not JSON: ${(error as Error).message}`);
+    }
   }
   const tokenizerConfig = readJson(dir, TOKENIZER_CONFIG_FILE);
   const chatTemplate = chatTemplateOf(dir, parseConfig(dir, tokenizerConfig));
@@ -211,8 +230,14 @@ interface BpeModelTables {
 /**
  * Puts cached tables into a tokenizer built from a tokenizer.json without them, exactly as the library's BPE model
  * and Tokenizer constructors would have filled them (vocabulary, then the added tokens over it, then the merge ranks).
+ * Returns whether every id below the vocabulary array's length has a token that maps back to it (`vocabSizeOf`'s
+ * test, which costs 20–25 ms a Qwen3 load), where that follows from how the tables were built; false when unknown.
  */
-function fillBpeTables(tok: Tokenizer, tables: BpeTables, added: readonly { id: number; content: string }[]): void {
+export function fillBpeTables(
+  tok: Tokenizer,
+  tables: PackedBpeTables,
+  added: readonly { id: number; content: string }[],
+): boolean {
   const model = tok.model as unknown as Partial<BpeModelTables> | null;
   if (
     !model ||
@@ -221,18 +246,32 @@ function fillBpeTables(tok: Tokenizer, tables: BpeTables, added: readonly { id: 
     !Array.isArray(model.vocab)
   )
     throw new Error("the tokenizers library's BPE model no longer has the tables the cache fills");
-  const ids = new Map<string, number>();
-  for (let i = 0; i < tables.vocabTokens.length; i++) ids.set(tables.vocabTokens[i]!, tables.vocabIds[i]!);
-  const vocab = new Array<string>(ids.size);
-  for (const [token, id] of ids) vocab[id] = token;
+  const vocabSize = tables.vocabIds.length;
+  // where the added tokens continue the vocabulary (Qwen3's), its array is allocated once at the length they give it
+  const end = added.reduce((max, t) => Math.max(max, t.id + 1), 0);
+  const {
+    tokensToIds: ids,
+    vocab,
+    bpeRanks,
+    bijective,
+  } = unpackBpeTables(tables, end <= vocabSize + added.length ? end : 0);
   model.unk_token_id = model.unk_token == null ? undefined : ids.get(model.unk_token);
+  // the ids the added tokens may leave without a token that maps back: theirs, those of the tokens they take over
+  const touched: number[] = [];
   for (const t of added) {
+    const before = ids.get(t.content);
+    if (before !== undefined) touched.push(before);
+    touched.push(t.id);
     ids.set(t.content, t.id);
     vocab[t.id] = t.content;
   }
   model.tokens_to_ids = ids;
   model.vocab = vocab;
-  model.bpe_ranks = new Map(tables.mergeKeys.map((key, rank) => [key, rank]));
+  model.bpe_ranks = bpeRanks;
+  if (!bijective) return false;
+  // past the vocabulary, only added tokens: the first hole ends the loop
+  for (let id = vocabSize; id < vocab.length; id++) if (ids.get(vocab[id]!) !== id) return false;
+  return touched.every((id) => ids.get(vocab[id]!) === id);
 }
 
 /**
@@ -260,9 +299,10 @@ export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
     throw new Error(`${join(files.dir, TOKENIZER_FILE)}: ${issue.path.join(".")}: ${issue.message}`);
   }
   let tok: Tokenizer;
+  let everyIdMapsBack = false;
   try {
     tok = new Tokenizer(files.tokenizerJson, files.tokenizerConfig);
-    if (files.bpeTables) fillBpeTables(tok, files.bpeTables, json.data.added_tokens);
+    if (files.bpeTables) everyIdMapsBack = fillBpeTables(tok, files.bpeTables, json.data.added_tokens);
   } catch (error) {
     throw new Error(`${join(files.dir, TOKENIZER_FILE)} cannot be loaded: ${(error as Error).message}`);
   }
@@ -275,7 +315,7 @@ export function createTokenizer(files: TokenizerFiles): TargetTokenizer {
     normalized: t.normalized,
   }));
   const specialIds = new Set(addedTokens.filter((t) => t.special).map((t) => t.id));
-  const vocabSize = vocabSizeOf(tok);
+  const vocabSize = everyIdMapsBack ? (tok.model as unknown as BpeModelTables).vocab.length : vocabSizeOf(tok);
   const eosToken = tokenText(config.eos_token as z.infer<typeof specialTokenZ>);
   if (eosToken === null) throw new Error(`${configFile} names no eos_token`);
   const eosId = tok.token_to_id(eosToken);

@@ -1,14 +1,30 @@
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Tokenizer } from "@huggingface/tokenizers";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadPool } from "@/lib/judge/pool/load";
 import { DEV_POOL_PATH } from "@/lib/judge/pool/paths";
+import { BPE_TABLES_FORMAT, encodeBpeTablesFile } from "./bpe-tables-file";
 import { FIXTURE_TOKENIZER_DIR } from "./fixtures/build-fixture";
 import { qwen3TokenizerDir } from "./packaged-qwen3";
-import { createTokenizer, readTokenizerFiles, type TargetTokenizer } from "./target-tokenizer";
-import { defaultCacheDirs, REPO_TOKENIZER_CACHE, writeTokenizerCache } from "./tokenizer-cache";
+import {
+  createTokenizer,
+  fillBpeTables,
+  readTokenizerFiles,
+  type TargetTokenizer,
+  TOKENIZER_FILE,
+  type TokenizerFiles,
+  vocabSizeOf,
+} from "./target-tokenizer";
+import {
+  bpeTablesOf,
+  cacheFileName,
+  defaultCacheDirs,
+  REPO_TOKENIZER_CACHE,
+  writeTokenizerCache,
+} from "./tokenizer-cache";
 
 const made: string[] = [];
 afterAll(() => {
@@ -22,7 +38,52 @@ function cacheOf(tokenizerDir: string): { dir: string; file: string; fingerprint
   chmodSync(dir, 0o755);
   const files = readTokenizerFiles(tokenizerDir);
   expect(writeTokenizerCache(dir, files.fingerprint, files.tokenizerJson)).toBe(true);
-  return { dir, file: join(dir, `${files.fingerprint}.json`), fingerprint: files.fingerprint };
+  return { dir, file: join(dir, cacheFileName(files.fingerprint)), fingerprint: files.fingerprint };
+}
+
+interface ModelTables {
+  tokens_to_ids: Map<string, number>;
+  vocab: string[];
+  bpe_ranks: Map<string, number>;
+  unk_token_id?: number;
+}
+
+/** The library's tokenizer of some files, its model's tables filled from the cache where they came from it. */
+function libraryTokenizer(files: TokenizerFiles): { model: ModelTables; everyIdMapsBack: boolean; tok: Tokenizer } {
+  const tok = new Tokenizer(files.tokenizerJson, files.tokenizerConfig);
+  const added = (files.tokenizerJson as { added_tokens: { id: number; content: string }[] }).added_tokens;
+  const everyIdMapsBack = files.bpeTables ? fillBpeTables(tok, files.bpeTables, added) : false;
+  return { model: tok.model as unknown as ModelTables, everyIdMapsBack, tok };
+}
+
+/** Both Maps' entries, one by one in order (a deep toEqual of 150,000 pairs takes seconds). */
+function expectSameEntries(cached: Map<string, number>, built: Map<string, number>): void {
+  expect(cached.size).toBe(built.size);
+  const a = [...cached];
+  const b = [...built];
+  const differing = a.filter(([token, id], i) => token !== b[i]![0] || id !== b[i]![1]);
+  expect(differing.slice(0, 5)).toEqual([]);
+}
+
+/**
+ * The model tables of a tokenizer read through a cache are those built from the whole tokenizer.json; returns whether
+ * the fill found every id mapping back (and the vocabulary's size without `vocabSizeOf`).
+ */
+function expectSameTables(cachedFiles: TokenizerFiles, builtFiles: TokenizerFiles): boolean {
+  expect(cachedFiles.bpeTables).toBeDefined();
+  const cached = libraryTokenizer(cachedFiles);
+  const built = libraryTokenizer(builtFiles);
+  expectSameEntries(cached.model.tokens_to_ids, built.model.tokens_to_ids);
+  expectSameEntries(cached.model.bpe_ranks, built.model.bpe_ranks);
+  const [a, b] = [cached.model.vocab, built.model.vocab];
+  expect(a.length).toBe(b.length);
+  const differing: number[] = [];
+  for (let id = 0; id < b.length; id++) if (a[id] !== b[id] || id in a !== id in b) differing.push(id);
+  expect(differing.slice(0, 5)).toEqual([]);
+  expect(cached.model.unk_token_id).toBe(built.model.unk_token_id);
+  // where the fill says every id maps back, the size vocabSizeOf would have checked
+  if (cached.everyIdMapsBack) expect(cached.model.vocab.length).toBe(vocabSizeOf(built.tok));
+  return cached.everyIdMapsBack;
 }
 
 const texts = [
@@ -67,19 +128,62 @@ describe("the tokenizer cache", () => {
       expect(files.bpeTables).toBeDefined();
       // read from the cache: the file's model tables are not parsed
       expect((files.tokenizerJson.model as { vocab: object }).vocab).toEqual({});
-      expectSameTokenizer(createTokenizer(files), createTokenizer(readTokenizerFiles(tokenizerDir)));
+      const built = readTokenizerFiles(tokenizerDir);
+      expect(files.fingerprint).toBe(built.fingerprint);
+      // Qwen3's added tokens follow its vocabulary; the fixture's stand at ids of it
+      expect(expectSameTables(files, built)).toBe(true);
+      expectSameTokenizer(createTokenizer(files), createTokenizer(built));
     });
   }
+
+  it("gives the tables and vocabulary size the library builds where added tokens take over a token or an id", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tokenizer-cache-added-"));
+    made.push(dir);
+    cpSync(FIXTURE_TOKENIZER_DIR, dir, { recursive: true });
+    const json = JSON.parse(readFileSync(join(dir, TOKENIZER_FILE), "utf8")) as {
+      model: { vocab: Record<string, number> };
+      added_tokens: Record<string, unknown>[];
+    };
+    const size = Object.keys(json.model.vocab).length;
+    const entries = Object.entries(json.model.vocab);
+    const [second, secondId] = entries[1]!;
+    const [third] = entries[2]!;
+    const added = (id: number, content: string) => ({ id, content, special: true, normalized: false });
+    for (const [extra, everyIdMapsBack] of [
+      // a token's text at a new id past the vocabulary: its old id no longer maps back, and holes before the new one
+      [[added(size + 5, second)], false],
+      // a new text at a token's id: the token leaves the array, every id still maps back
+      [[added(secondId, "<|taking over|>")], true],
+      // a token's text just past the vocabulary: its old id no longer maps back
+      [[added(size, third), added(size + 1, "<|after|>")], false],
+      [[added(size, "<|after|>")], true],
+    ] as const) {
+      writeFileSync(
+        join(dir, TOKENIZER_FILE),
+        JSON.stringify({ ...json, added_tokens: [...json.added_tokens, ...extra] }),
+      );
+      const cache = cacheOf(dir);
+      const files = readTokenizerFiles(dir, { cacheDirs: [cache.dir] });
+      const built = readTokenizerFiles(dir);
+      expect(expectSameTables(files, built)).toBe(everyIdMapsBack);
+      expect(createTokenizer(files).vocabSize).toBe(createTokenizer(built).vocabSize);
+      expect(createTokenizer(files).vocabSize).toBe(vocabSizeOf(libraryTokenizer(built).tok));
+    }
+  });
 
   it("is read only from a file and folder no one but root or the code's owner can write", () => {
     const cache = cacheOf(FIXTURE_TOKENIZER_DIR);
     const cached = () => readTokenizerFiles(FIXTURE_TOKENIZER_DIR, { cacheDirs: [cache.dir] }).bpeTables;
     expect(cached()).toBeDefined();
-    chmodSync(cache.file, 0o666);
-    expect(cached()).toBeUndefined();
+    for (const mode of [0o664, 0o646, 0o666]) {
+      chmodSync(cache.file, mode);
+      expect(cached()).toBeUndefined();
+    }
     chmodSync(cache.file, 0o644);
-    chmodSync(cache.dir, 0o777);
-    expect(cached()).toBeUndefined();
+    for (const mode of [0o775, 0o757, 0o777]) {
+      chmodSync(cache.dir, mode);
+      expect(cached()).toBeUndefined();
+    }
     chmodSync(cache.dir, 0o755);
     // an engine's uid (lib/pods/sandbox): its files are never trusted
     chownSync(cache.file, 2000, 2000);
@@ -93,16 +197,36 @@ describe("the tokenizer cache", () => {
 
   it("is read only under the sha256 of the bytes just read, and whole", () => {
     const cache = cacheOf(FIXTURE_TOKENIZER_DIR);
-    const good = readFileSync(cache.file, "utf8");
+    const good = readFileSync(cache.file);
     const cached = () => readTokenizerFiles(FIXTURE_TOKENIZER_DIR, { cacheDirs: [cache.dir] }).bpeTables;
-    const body = JSON.parse(good) as Record<string, unknown> & { vocabIds: number[] };
-    writeFileSync(cache.file, JSON.stringify({ ...body, fingerprint: "0".repeat(64) }));
+    const source = bpeTablesOf(readTokenizerFiles(FIXTURE_TOKENIZER_DIR).tokenizerJson)!;
+    // another tokenizer's tables under this one's name
+    writeFileSync(cache.file, encodeBpeTablesFile({ fingerprint: "0".repeat(64), ...source })!);
     expect(cached()).toBeUndefined();
-    writeFileSync(cache.file, JSON.stringify({ ...body, vocabIds: body.vocabIds.slice(1) }));
+    const edited = (edit: (bytes: Buffer) => void) => {
+      const bytes = Buffer.from(good);
+      edit(bytes);
+      return bytes;
+    };
+    const idsAt = (36 + good.readUInt32LE(0) + 3) & ~3;
+    for (const bytes of [
+      edited((b) => b.write("arena-bpe-tables/1", b.indexOf(BPE_TABLES_FORMAT))),
+      edited((b) => b.writeInt32LE(b.readInt32LE(idsAt) + 1, idsAt)),
+      good.subarray(0, good.length / 2),
+      good.subarray(0, good.length - 1),
+      Buffer.concat([good, Buffer.alloc(4)]),
+      Buffer.alloc(0),
+    ]) {
+      writeFileSync(cache.file, bytes);
+      expect(cached()).toBeUndefined();
+    }
+    // the previous format's file, under the old name or the new one
+    const { json, tables } = source;
+    const old = JSON.stringify({ format: "arena-bpe-tables/1", fingerprint: cache.fingerprint, json, ...tables });
+    writeFileSync(cache.file, old);
     expect(cached()).toBeUndefined();
-    writeFileSync(cache.file, JSON.stringify({ ...body, format: "arena-bpe-tables/0" }));
-    expect(cached()).toBeUndefined();
-    writeFileSync(cache.file, good.slice(0, good.length / 2));
+    rmSync(cache.file);
+    writeFileSync(join(cache.dir, `${cache.fingerprint}.json`), old);
     expect(cached()).toBeUndefined();
     writeFileSync(cache.file, good);
     expect(cached()).toBeDefined();

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, w
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { type BpeTables, decodeBpeTablesFile, encodeBpeTablesFile, type PackedBpeTables } from "./bpe-tables-file";
 
 /**
  * A BPE tokenizer's tables (its vocabulary and merge ranks) as the tokenizers library builds them from tokenizer.json,
@@ -16,40 +17,13 @@ import { z } from "zod";
 /** The repository's cache folder, written by `npm test` and `npm run arena` beside the bundles (`.build/`). */
 export const REPO_TOKENIZER_CACHE = ".build/tokenizer-cache";
 
-const FORMAT = "arena-bpe-tables/1";
+/** The cache file of the tokenizer.json whose bytes hash to `fingerprint` (bpe-tables-file.ts gives its layout). */
+export const cacheFileName = (fingerprint: string) => `${fingerprint}.bpe`;
 
-/** The tables, in the order the library builds them: vocabulary entries as `Object.entries` gives them. */
-export interface BpeTables {
-  vocabTokens: string[];
-  vocabIds: number[];
-  /** Each merge as the library keys it, `JSON.stringify([left, right])`, in rank order. */
-  mergeKeys: string[];
-}
-
-export interface CachedTokenizerJson {
+export interface CachedTokenizerJson<T = BpeTables> {
   /** tokenizer.json without `model.vocab` and `model.merges`. */
   json: Record<string, unknown>;
-  tables: BpeTables;
-}
-
-// the two long arrays are checked by `tablesOf`, not through zod (40 ms a load for 300,000 elements)
-const headerZ = z.object({
-  format: z.literal(FORMAT),
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
-  json: z.record(z.string(), z.unknown()),
-  /** joined by "\n": a key is JSON text, in which a newline is always escaped */
-  mergeKeys: z.string(),
-});
-type CacheFile = z.infer<typeof headerZ> & { vocabTokens: string[]; vocabIds: number[] };
-
-/** The vocabulary's two arrays when they are strings and ids of one length; else null. */
-function tablesOf(tokens: unknown, ids: unknown): { vocabTokens: string[]; vocabIds: number[] } | null {
-  if (!Array.isArray(tokens) || !Array.isArray(ids) || tokens.length !== ids.length) return null;
-  for (let i = 0; i < tokens.length; i++) {
-    const id: unknown = ids[i];
-    if (typeof tokens[i] !== "string" || typeof id !== "number" || !Number.isInteger(id) || id < 0) return null;
-  }
-  return { vocabTokens: tokens as string[], vocabIds: ids as number[] };
+  tables: T;
 }
 
 const modelZ = z
@@ -77,27 +51,23 @@ export function bpeTablesOf(tokenizerJson: Record<string, unknown>): CachedToken
   };
 }
 
-/** Writes the cache file of a parsed tokenizer.json whose bytes hash to `fingerprint`; false when it is not BPE. */
+/**
+ * Writes the cache file of a parsed tokenizer.json whose bytes hash to `fingerprint`; false when it is not BPE or its
+ * ids do not fit the file.
+ */
 export function writeTokenizerCache(
   cacheDir: string,
   fingerprint: string,
   tokenizerJson: Record<string, unknown>,
 ): boolean {
   const cached = bpeTablesOf(tokenizerJson);
-  if (!cached) return false;
+  const bytes = cached && encodeBpeTablesFile({ fingerprint, ...cached });
+  if (!bytes) return false;
   mkdirSync(cacheDir, { recursive: true, mode: 0o755 });
   chmodSync(cacheDir, 0o755);
-  const file = join(cacheDir, `${fingerprint}.json`);
+  const file = join(cacheDir, cacheFileName(fingerprint));
   const staging = `${file}.${process.pid}`;
-  const body: CacheFile = {
-    format: FORMAT,
-    fingerprint,
-    json: cached.json,
-    vocabTokens: cached.tables.vocabTokens,
-    vocabIds: cached.tables.vocabIds,
-    mergeKeys: cached.tables.mergeKeys.join("\n"),
-  };
-  writeFileSync(staging, JSON.stringify(body), { mode: 0o644 });
+  writeFileSync(staging, bytes, { mode: 0o644 });
   renameSync(staging, file);
   return true;
 }
@@ -120,21 +90,23 @@ function trusted(path: string, owners: Set<number>): boolean {
   return owners.has(st.uid) && (st.mode & 0o022) === 0;
 }
 
-/** The cached tables of the tokenizer.json whose bytes hash to `fingerprint`, from a trusted cache; else null. */
-export function readTokenizerCache(fingerprint: string, cacheDirs = defaultCacheDirs()): CachedTokenizerJson | null {
+/**
+ * The cached tables of the tokenizer.json whose bytes hash to `fingerprint`, from a trusted cache; else null. The
+ * model's Maps are built from them by `unpackBpeTables`, once per tokenizer.
+ */
+export function readTokenizerCache(
+  fingerprint: string,
+  cacheDirs = defaultCacheDirs(),
+): CachedTokenizerJson<PackedBpeTables> | null {
   const owners = trustedOwners();
   for (const dir of cacheDirs) {
-    const file = join(dir, `${fingerprint}.json`);
+    const file = join(dir, cacheFileName(fingerprint));
     try {
       if (!existsSync(file) || !trusted(dir, owners) || !trusted(file, owners)) continue;
-      const { vocabTokens, vocabIds, ...rest } = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-      const header = headerZ.safeParse(rest);
-      const vocab = tablesOf(vocabTokens, vocabIds);
-      if (!header.success || header.data.fingerprint !== fingerprint || !vocab) continue;
-      const { json, mergeKeys } = header.data;
-      return { json, tables: { ...vocab, mergeKeys: mergeKeys === "" ? [] : mergeKeys.split("\n") } };
+      const cached = decodeBpeTablesFile(readFileSync(file));
+      if (cached?.fingerprint === fingerprint) return { json: cached.json, tables: cached.tables };
     } catch {
-      // unreadable or half-written: the tokenizer is built from its file instead
+      // unreadable: the tokenizer is built from its file instead
     }
   }
   return null;
