@@ -26,7 +26,7 @@ import {
   prepareLocalPod,
   sweepStalePodCgroups,
 } from "./local-sandbox";
-import { processAlive } from "./process-alive";
+import { processStartTicks, sameProcessAlive } from "./process-alive";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -37,6 +37,8 @@ const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const pidFileSchema = z.object({
   podId: z.string(),
   pid: z.number().int(),
+  /** The agent's start in clock ticks after boot (process-alive.ts): a reused pid is not the pod's. */
+  startTicks: z.number().int().optional(),
   evaluationId: z.string(),
   attempt: z.number().int(),
   startedAt: z.string(),
@@ -54,6 +56,8 @@ const pidFileSchema = z.object({
 });
 
 type PidFile = z.infer<typeof pidFileSchema>;
+
+const podAlive = (info: PidFile) => sameProcessAlive(info.pid, info.startTicks);
 
 export interface LocalBackendOptions {
   /** Where pid files, pods' work folders and the operators' engine logs live (root-only, in the data folder). */
@@ -189,6 +193,7 @@ export class LocalPodBackend implements PodBackend {
     const info: PidFile = {
       podId,
       pid: child.pid ?? -1,
+      ...(child.pid === undefined ? {} : { startTicks: processStartTicks(child.pid) ?? undefined }),
       evaluationId: launch.evaluationId,
       attempt: launch.attempt,
       startedAt: startedAt.toISOString(),
@@ -284,10 +289,10 @@ export class LocalPodBackend implements PodBackend {
         return;
       }
       const poll = setInterval(() => {
-        if (!processAlive(info.pid)) resolve({ code: null, signal: null });
+        if (!podAlive(info)) resolve({ code: null, signal: null });
       }, this.options.pollMs ?? 250);
       timers.push(poll);
-      if (!processAlive(info.pid)) resolve({ code: null, signal: null });
+      if (!podAlive(info)) resolve({ code: null, signal: null });
     });
     const exited = new Promise<PodExit>((resolve) => {
       void processEnded.then(async (end) => {
@@ -351,6 +356,8 @@ export class LocalPodBackend implements PodBackend {
     const info = await this.readPidFile(podId);
     if (!info) return;
     const signal = (s: NodeJS.Signals) => {
+      // a pid reused since the agent ended is another process group's: only the pod's own is signalled
+      if (!podAlive(info)) return;
       try {
         process.kill(-info.pid, s);
       } catch {
@@ -359,11 +366,11 @@ export class LocalPodBackend implements PodBackend {
     };
     signal("SIGTERM");
     const until = Date.now() + (this.options.stopGraceMs ?? 15_000);
-    while (processAlive(info.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    while (podAlive(info) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
     signal("SIGKILL");
     // a pod no worker follows (its worker died) has no exit handler here to clean up after it
     const gone = Date.now() + 5000;
-    while (processAlive(info.pid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+    while (podAlive(info) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
     await this.cleanup(info);
     await releasePodClaim(podId, this.options.claimsDir).catch(() => undefined);
   }
@@ -373,7 +380,7 @@ export class LocalPodBackend implements PodBackend {
       podId: info.podId,
       evaluationId: info.evaluationId,
       attempt: info.attempt,
-      phase: processAlive(info.pid) ? "running" : "unknown",
+      phase: podAlive(info) ? "running" : "unknown",
       ...(info.deadlineAt ? { deadlineAt: new Date(info.deadlineAt) } : {}),
     }));
   }

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { processAlive } from "./process-alive";
+import { processAlive, processStartTicks, sameProcessAlive } from "./process-alive";
 
 describe("processAlive", () => {
   it("is true for a running process and false once it has exited and been reaped", async () => {
@@ -27,5 +27,20 @@ describe("processAlive", () => {
   it("counts a process it may not signal as alive", () => {
     // pid 1 exists on every system; a non-root user gets EPERM for it, root may signal it
     expect(processAlive(1)).toBe(true);
+  });
+
+  it("tells a process from a later one under the same pid by when it started", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
+    await once(child, "spawn");
+    const ticks = processStartTicks(child.pid!);
+    expect(ticks).toBeGreaterThan(processStartTicks(process.pid)!);
+    expect(sameProcessAlive(child.pid!, ticks!)).toBe(true);
+    expect(sameProcessAlive(child.pid!, undefined)).toBe(true);
+    // as a reused pid looks: alive, started at another time
+    expect(sameProcessAlive(child.pid!, ticks! - 1)).toBe(false);
+    child.kill("SIGKILL");
+    await once(child, "exit");
+    expect(sameProcessAlive(child.pid!, ticks!)).toBe(false);
+    expect(processStartTicks(child.pid!)).toBeNull();
   });
 });

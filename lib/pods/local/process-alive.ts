@@ -24,3 +24,25 @@ export function processAlive(pid: number): boolean {
   }
   return !exited(pid);
 }
+
+/** When a process started, in clock ticks after boot (/proc's `starttime`); null where it cannot be read. */
+export function processStartTicks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    return Number.isInteger(ticks) ? ticks : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `processAlive`, and still the process that started at `startTicks` where that was recorded: a pid is reused once
+ * its process is gone (pid_max can be 32,768), and a pod's pid file outlives its agent until a worker cleans up.
+ */
+export function sameProcessAlive(pid: number, startTicks: number | undefined): boolean {
+  if (!processAlive(pid)) return false;
+  if (startTicks === undefined) return true;
+  const now = processStartTicks(pid);
+  return now === null || now === startTicks;
+}
