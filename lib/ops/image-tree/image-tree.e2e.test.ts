@@ -100,13 +100,8 @@ function fetchError(error: unknown): string {
 const exited = (child: ChildProcess): string | null =>
   child.exitCode !== null ? `exit code ${child.exitCode}` : child.signalCode ? `signal ${child.signalCode}` : null;
 
-/** A program of the tree, with only the environment it is given (a container's), from the tree's /app. */
-function startFromTree(name: string, entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [entry], {
-    cwd: app,
-    env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: "/tmp", NODE_ENV: "production", ...env } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** Keeps a child's output lines in `output`, each named by its program. */
+function keepOutput(child: ChildProcess, name: string): void {
   for (const stream of [child.stdout!, child.stderr!])
     stream.on("data", (c: Buffer) =>
       output.push(
@@ -117,6 +112,16 @@ function startFromTree(name: string, entry: string, env: Record<string, string>)
           .map((l) => `${name}: ${l}`),
       ),
     );
+}
+
+/** A program of the tree, with only the environment it is given (a container's), from the tree's /app. */
+function startFromTree(name: string, entry: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [entry], {
+    cwd: app,
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: "/tmp", NODE_ENV: "production", ...env } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  keepOutput(child, name);
   return child;
 }
 
@@ -144,16 +149,7 @@ async function startRedis(): Promise<void> {
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   redis = child;
-  for (const stream of [child.stdout!, child.stderr!])
-    stream.on("data", (c: Buffer) =>
-      output.push(
-        ...c
-          .toString()
-          .split("\n")
-          .filter(Boolean)
-          .map((l) => `redis: ${l}`),
-      ),
-    );
+  keepOutput(child, "redis");
   await waitFor(
     `redis-server accepting connections on 127.0.0.1:${redisPort}`,
     (saw) => {
