@@ -173,7 +173,9 @@ describe("the real participant's path on the embedded default", () => {
 
     const evaluation = await ended(created.evaluationId, 60_000);
     const failedGates = evaluation.gates.filter((g) => !g.passed);
-    const why = `${evaluation.status}: ${evaluation.reason}; failed gates ${JSON.stringify(failedGates)}\n${logsOf(evaluation.events).join("\n")}`;
+    // each workload's passes: a speed ratio under 1 on a crowded host says which pass, beside the evaluation's log
+    const ratios = JSON.stringify((evaluation.result as { ratios?: unknown } | null)?.ratios ?? null);
+    const why = `${evaluation.status}: ${evaluation.reason}; failed gates ${JSON.stringify(failedGates)}; ratios ${ratios}\n${logsOf(evaluation.events).join("\n")}`;
     expect(evaluation.status, why).toBe("scored");
     expect(evaluation.specscore, why).toBeGreaterThan(1);
     expect(failedGates).toEqual([]);

@@ -135,8 +135,10 @@ export class LocalPodBackend implements PodBackend {
     const host = await this.hostSandbox();
     // claimed before its cgroup is made: a live claim naming the pod is what keeps another worker's sweep off it
     const claim = await claimEngineUser(this.options.claimsDir, podId);
-    if (host.cgroups && this.options.claimsDir === undefined) {
-      const swept = await sweepStalePodCgroups(host.cgroups, await livePodClaims()).catch(() => [] as string[]);
+    if ((host.cgroups || host.cpu) && this.options.claimsDir === undefined) {
+      const swept = await sweepStalePodCgroups(host.cgroups, await livePodClaims(), host.cpu?.root).catch(
+        () => [] as string[],
+      );
       // a sweep kills whatever is left in those cgroups: a live pod's engine there would die, and this says why
       if (swept.length > 0) logger.info("stale pod cgroups swept", { podId, swept });
     }
@@ -187,6 +189,9 @@ export class LocalPodBackend implements PodBackend {
     } finally {
       await output.close();
     }
+    // the pods' timing is the measurement: where it shares the cores evenly with the host's other work, operators hear why
+    if ("why" in prepared.cpu)
+      logger.warn("pod runs at the host's default CPU share", { podId, why: prepared.cpu.why });
     if (child.pid === undefined) await claim.release();
     else await claim.holdFor(child.pid);
     const startedAt = new Date();

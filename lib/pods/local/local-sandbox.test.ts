@@ -143,4 +143,19 @@ describe("a local pod's sandbox, as the backend prepares it", () => {
     ]);
     expect((await readdir(join(root, "pids", "arena-pods"))).sort()).toEqual(["local-live-1", "someone-else"]);
   });
+
+  it("sweeps the CPU groups of pods that no longer live, named for their pod, and no other", async () => {
+    const root = join(base, "sweep-cpu");
+    for (const name of ["agent-local-live-1", "agent-local-dead-1", "agent-someone-else", "local-dead-2"])
+      await mkdir(join(root, "cpu", "arena-pods", name), { recursive: true });
+    const removed = await sweepStalePodCgroups(null, new Set(["local-live-1"]), join(root, "cpu"));
+    expect(removed.sort()).toEqual([
+      join(root, "cpu", "arena-pods", "agent-local-dead-1"),
+      join(root, "cpu", "arena-pods", "local-dead-2"),
+    ]);
+    expect((await readdir(join(root, "cpu", "arena-pods"))).sort()).toEqual([
+      "agent-local-live-1",
+      "agent-someone-else",
+    ]);
+  });
 });

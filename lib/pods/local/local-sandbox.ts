@@ -9,6 +9,7 @@ import {
   podCgroupPlan,
   removePodCgroup,
 } from "../sandbox/cgroups";
+import { createCpuGroup, joinCpuGroupCommand, podCpuPlan, podOfGroup } from "../sandbox/cpu-share";
 import { type HostSandbox, UNSHARE_FLAGS } from "../sandbox/host-sandbox";
 import { type Cover, POD_PATHS, type PodBind, PRIVATE_COVERS, podMountPlan } from "../sandbox/mount-plan";
 import type { PodSandboxConfig } from "../sandbox/pod-sandbox-config";
@@ -39,6 +40,8 @@ export interface PreparedPod {
   separateUser: boolean;
   /** What the backend removes once the pod has ended. */
   cleanup: { workDir: string; cgroups: string[] };
+  /** The pods' CPU group this pod's processes run in, or why they run at the host's default share. */
+  cpu: { group: string } | { why: string };
 }
 
 const exists = (path: string) =>
@@ -159,6 +162,23 @@ export async function prepareLocalPod(input: {
     }
   }
 
+  let cpu: PreparedPod["cpu"] = {
+    why: host.root ? "no cpu cgroup controller is mounted" : "the worker does not run as root",
+  };
+  const cleanupCgroups = [...cgroups];
+  if (host.root && host.cpu) {
+    const plan = podCpuPlan(host.cpu, input.podId);
+    try {
+      await createCpuGroup(plan);
+      cpu = { group: plan.dir };
+      cleanupCgroups.push(plan.dir);
+      spawnLine = joinCpuGroupCommand(plan.dir, spawnLine);
+    } catch (error) {
+      await removePodCgroup([plan.dir]).catch(() => undefined);
+      cpu = { why: `the pods' CPU group could not be made: ${(error as Error).message}` };
+    }
+  }
+
   return {
     command: spawnLine[0]!,
     args: spawnLine.slice(1),
@@ -166,7 +186,8 @@ export async function prepareLocalPod(input: {
     sandbox,
     missing: missingProperties(lacking),
     separateUser: !lacking["engine-user"],
-    cleanup: { workDir, cgroups },
+    cleanup: { workDir, cgroups: cleanupCgroups },
+    cpu,
   };
 }
 
@@ -177,18 +198,29 @@ export async function cleanupLocalPod(cleanup: { workDir: string; cgroups: reado
 }
 
 /**
- * Removes the engine cgroups of local pods that no longer live (`live`: the pods whose engine-user claim is still
- * held): a worker killed outright leaves its pods' cgroups behind, its pods themselves dying with it. A cgroup is
- * emptied of any process first. Resolves with the folders removed.
+ * Removes the engine cgroups and CPU groups of local pods that no longer live (`live`: the pods whose engine-user
+ * claim is still held): a worker killed outright leaves its pods' cgroups behind, its pods themselves dying with it.
+ * A cgroup is emptied of any process first. Resolves with the folders removed.
  */
-export async function sweepStalePodCgroups(layout: CgroupLayout, live: ReadonlySet<string>): Promise<string[]> {
-  const roots =
-    layout.version === 2 ? [layout.root] : [layout.memory, layout.pids].filter((r): r is string => r !== null);
+export async function sweepStalePodCgroups(
+  layout: CgroupLayout | null,
+  live: ReadonlySet<string>,
+  cpuRoot?: string | null,
+): Promise<string[]> {
+  const roots = new Set(
+    layout === null
+      ? []
+      : layout.version === 2
+        ? [layout.root]
+        : [layout.memory, layout.pids].filter((r): r is string => r !== null),
+  );
+  if (cpuRoot) roots.add(cpuRoot);
   const removed: string[] = [];
   for (const root of roots) {
     const parent = join(root, POD_CGROUP_PARENT);
     for (const entry of await readdir(parent, { withFileTypes: true }).catch(() => [])) {
-      if (!entry.isDirectory() || !entry.name.startsWith("local-") || live.has(entry.name)) continue;
+      const podId = podOfGroup(entry.name);
+      if (!entry.isDirectory() || !podId.startsWith("local-") || live.has(podId)) continue;
       const dir = join(parent, entry.name);
       await removePodCgroup([dir]).then(
         () => removed.push(dir),

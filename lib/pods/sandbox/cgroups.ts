@@ -13,7 +13,7 @@ export type CgroupLayout =
 /** The folder every local pod's cgroup is made in, under each hierarchy's root. */
 export const POD_CGROUP_PARENT = "arena-pods";
 
-interface MountLine {
+export interface MountLine {
   mountPoint: string;
   fsType: string;
   superOptions: string[];
@@ -24,7 +24,7 @@ const octalUnescaped = (s: string) =>
   s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
 
 /** `/proc/self/mountinfo`'s lines (proc(5)): the mount point is the 5th field, the type and options follow " - ". */
-function mountLines(mountinfo: string): MountLine[] {
+export function mountLines(mountinfo: string): MountLine[] {
   const out: MountLine[] = [];
   for (const line of mountinfo.split("\n")) {
     const [head, tail] = line.split(" - ");

@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type CgroupLayout, cgroupLayout } from "./cgroups";
+import { type CpuCgroupRoot, cpuCgroupRoot } from "./cpu-share";
 import type { SandboxMechanism } from "./properties";
 
 const run = promisify(execFile);
@@ -31,6 +32,8 @@ export interface HostSandbox {
   /** `setpriv` (util-linux): the pod dies with its worker (PR_SET_PDEATHSIG), engines drop to their user from root. */
   setpriv: boolean;
   cgroups: CgroupLayout | null;
+  /** Where the pods' CPU group can be made (root only); absent or null: pods run at the host's default share. */
+  cpu?: CpuCgroupRoot | null;
   missing: Partial<Record<SandboxMechanism, string>>;
 }
 
@@ -102,5 +105,6 @@ export async function probeHostSandbox(options: HostProbeOptions = {}): Promise<
     if (!setpriv) missing[mechanism] = "setpriv (util-linux) is not installed";
     else if (!offers(controller)) missing[mechanism] = `no ${controller} cgroup controller is mounted`;
   }
-  return { root, setpriv, cgroups: layout, missing };
+  const cpu = cpuCgroupRoot(mountinfo, options.controllersOf ?? readControllers);
+  return { root, setpriv, cgroups: layout, cpu, missing };
 }
