@@ -143,7 +143,9 @@ async function main(): Promise<number> {
       // fixed-time passes and timeouts far more than it computes); tsc while the build runs, then Playwright once the
       // build and Chromium are there. Without the favour, the unit lane (one process beside lanes whose engines and
       // pods run in sessions of their own, each given a share like its whole one) took 840 s of a fresh clone's
-      // 845 s here, and 434 s with it.
+      // 845 s here, and 434 s with it. The whole evaluations are favoured too since local pods run in a CPU group of
+      // ten default shares (lib/pods/sandbox/cpu-share.ts): their test files and workers, left in this session's one
+      // share beside the pods and the unit lane, answered an HTTP request in over 5 s (postgres-outage's abort).
       // Chromium (an apt install on a fresh machine, about a minute) comes in while the other steps run
       const chromium = steps.has("e2e")
         ? section("Chromium for the browser tests", () =>
@@ -164,6 +166,7 @@ async function main(): Promise<number> {
           bin("vitest"),
           ["run", "--project", "evaluations", `--maxWorkers=${EVALUATION_FILES_AT_ONCE}`],
           "evaluations",
+          true,
         );
       })();
       const browser = (async () => {
