@@ -136,6 +136,12 @@ describe("a worker killed with SIGKILL in the middle of an evaluation, three tim
       const events = await db().evaluationEvent.findMany({ where: { evaluationId }, orderBy: { seq: "asc" } });
       console.error(events.map((e) => `${e.seq} ${e.type} ${JSON.stringify(e.data).slice(0, 160)}`).join("\n"));
       console.error([...supervisorLog, ...output.slice(-80)].join("\n"));
+      // what the pod's agent said last (its stack, or a signal's silence), for a pod that ended under the test
+      const logs = join(dataDir, "local-pods", "logs");
+      for (const pod of await readdir(logs).catch(() => [] as string[]))
+        console.error(
+          `${pod}'s agent log:\n${(await readFile(join(logs, pod, "agent.log"), "utf8").catch(() => "")).slice(-3000)}`,
+        );
       throw error;
     } finally {
       probing = false;

@@ -318,6 +318,13 @@ export class LocalPodBackend implements PodBackend {
           });
         events.end();
         const tail = end.startError ? [`the pod could not start: ${end.startError}`] : await logTail(info.agentLog);
+        logger.info("pod ended", {
+          podId,
+          code: exitLine === null ? end.code : (exitLine as AgentExit).code,
+          signal: end.signal,
+          stopped: this.stopping.has(podId),
+          ...(sawResult ? {} : { agentLogTail: tail }),
+        });
         await this.cleanup(info);
         await (own ? own.releaseClaim() : releasePodClaim(podId, this.options.claimsDir)).catch(() => undefined);
         const code = line?.code ?? end.code;

@@ -163,7 +163,9 @@ export async function prepareLocalPod(input: {
   }
 
   let cpu: PreparedPod["cpu"] = {
-    why: host.root ? "no cpu cgroup controller is mounted" : "the worker does not run as root",
+    why: host.root
+      ? "no cpu cgroup controller is mounted"
+      : (host.missing["engine-user"] ?? "the worker does not run as root"),
   };
   const cleanupCgroups = [...cgroups];
   if (host.root && host.cpu) {

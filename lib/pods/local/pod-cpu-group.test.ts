@@ -25,7 +25,7 @@ describe("a local pod's CPU group, on this host's cgroups", () => {
     await chmod(base, 0o755);
     backend = new LocalPodBackend({
       stateDir: join(base, "state"),
-      claimsDir: join(base, "claims"),
+      // the host's claims, as a worker's: a pod claimed elsewhere would be swept as dead by any worker starting one
       agentEnv: { ARENA_ENGINE_RUNTIME: "sim", ARENA_SIM_ENGINE: SIM_ENGINE_BIN, SIM_SPEED: "50" },
       stopGraceMs: 2000,
     });
