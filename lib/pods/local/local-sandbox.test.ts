@@ -128,6 +128,55 @@ describe("a local pod's sandbox, as the backend prepares it", () => {
     expect(pod.missing.find((m) => m.property === "no-pool")?.why).toBe(why);
   });
 
+  it("starts the agent inside the pods' CPU group where the host has one, and leaves it out where it is turned off", async () => {
+    const cpuRoot = join(base, "cgroup-cpu");
+    await mkdir(cpuRoot, { recursive: true });
+    const host: HostSandbox = {
+      root: true,
+      setpriv: true,
+      cgroups: null,
+      cpu: { version: 1, root: cpuRoot },
+      missing: {},
+    };
+    const prepare = (podId: string, cpuGroup?: boolean) =>
+      prepareLocalPod({
+        podId,
+        launch,
+        host,
+        settings: { limits, hide: [], ...(cpuGroup === undefined ? {} : { cpuGroup }) },
+        workDir: join(base, "pods", podId),
+        logDir: join(base, "logs", podId),
+        agent,
+      });
+    const grouped = await prepare("local-e1-4");
+    const dir = join(cpuRoot, "arena-pods", "agent-local-e1-4");
+    expect(grouped.cpu).toEqual({ group: dir });
+    expect(await readFile(join(cpuRoot, "arena-pods", "cpu.shares"), "utf8")).toBe("10240");
+    // the spawned shell joins the group, then execs the pod's own command line unchanged
+    expect([grouped.command, ...grouped.args.slice(0, 4)]).toEqual([
+      "sh",
+      "-c",
+      expect.any(String),
+      "arena-pod-cpu",
+      dir,
+    ]);
+    expect(grouped.args.slice(4)).toEqual([
+      "unshare",
+      ...UNSHARE_FLAGS,
+      "--",
+      "bash",
+      expect.any(String),
+      agent.command,
+      ...agent.args,
+    ]);
+    expect(grouped.cleanup.cgroups).toEqual([dir]);
+
+    const off = await prepare("local-e1-5", false);
+    expect(off.cpu).toEqual({ why: "the pods' CPU group is turned off" });
+    expect(off.command).toBe("unshare");
+    expect(off.cleanup.cgroups).toEqual([]);
+  });
+
   it("sweeps the cgroups of pods that no longer live, and no other", async () => {
     const root = join(base, "sweep");
     for (const controller of ["memory", "pids"])

@@ -25,6 +25,8 @@ export interface LocalSandboxSettings {
   limits: CgroupLimits;
   /** Host folders no pod may see (the arena's data and state), covered in its mount namespace. */
   hide: readonly string[];
+  /** false: the pod runs at the host's default CPU share, outside the pods' CPU group (to measure what the group does). */
+  cpuGroup?: boolean;
 }
 
 /** One pod's sandbox as the local backend made it on the host. */
@@ -168,7 +170,8 @@ export async function prepareLocalPod(input: {
       : (host.missing["engine-user"] ?? "the worker does not run as root"),
   };
   const cleanupCgroups = [...cgroups];
-  if (host.root && host.cpu) {
+  if (input.settings.cpuGroup === false) cpu = { why: "the pods' CPU group is turned off" };
+  else if (host.root && host.cpu) {
     const plan = podCpuPlan(host.cpu, input.podId);
     try {
       await createCpuGroup(plan);
