@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { z } from "zod";
 import { type ResultRecord, resultRecordSchema } from "@/lib/gates";
 import { SIM_ENGINE_BIN, SIM_ENGINE_DIRS } from "@/lib/sim-engine";
@@ -27,14 +28,11 @@ const args = z
     "sim-speed": z.coerce.number().positive().default(2),
   })
   .parse(
-    Object.fromEntries(
-      process.argv
-        .slice(2)
-        .join(" ")
-        .split("--")
-        .filter(Boolean)
-        .map((s) => s.trim().split(/\s+/) as [string, string]),
-    ),
+    parseArgs({
+      options: Object.fromEntries(
+        ["sessions", "runs", "mode", "task", "profile", "sim-speed"].map((name) => [name, { type: "string" as const }]),
+      ),
+    }).values,
   );
 
 /** Busy loops, each the leader of a session of its own (detached: setsid), so each is an autogroup of its own. */
