@@ -38,6 +38,18 @@ describe("a task's target directory", () => {
     expect(JSON.parse(readFileSync(join(dir, "arena-target.json"), "utf8"))).toMatchObject({ simulated: true });
   });
 
+  it("is made whole for evaluations that fetch at once: none finds it half copied", async () => {
+    targets("sim");
+    // staggered, as workers' fetches are: a later one comes while an earlier one is copying
+    const made = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) => new Promise((r) => setTimeout(r, i * 2)).then(() => targetDir("qwen3-8b"))),
+    );
+    expect(made.filter((m) => m.status === "rejected")).toEqual([]);
+    const dir = (made[0] as PromiseFulfilledResult<string>).value;
+    expect(bytes(dir).equals(bytes(qwen3TokenizerDir()))).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, "arena-target.json"), "utf8"))).toMatchObject({ simulated: true });
+  });
+
   it("keeps, on the simulated runtime, a tokenizer a test put there", async () => {
     const root = targets("sim");
     cpSync(FIXTURE_TOKENIZER_DIR, join(root, "qwen35-27b"), { recursive: true });

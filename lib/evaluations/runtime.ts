@@ -1,4 +1,5 @@
-import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { env } from "../env";
@@ -72,8 +73,10 @@ async function makeSimulatedTarget(taskId: TaskId, dir: string): Promise<void> {
   if (!(await stat(join(dir, TOKENIZER_FILE)).catch(() => null))) await copyQwen3TokenizerFiles(dir);
   if (!(await stat(marker).catch(() => null))) {
     const task = getTask(taskId);
+    // written aside and renamed into place: another evaluation's read of it never finds it half written
+    const aside = `${marker}.${process.pid}-${randomBytes(4).toString("hex")}`;
     await writeFile(
-      marker,
+      aside,
       JSON.stringify({
         simulated: true,
         task: taskId,
@@ -81,6 +84,7 @@ async function makeSimulatedTarget(taskId: TaskId, dir: string): Promise<void> {
         bytes: SIMULATED_TARGET_BYTES[taskId],
       }),
     );
+    await rename(aside, marker);
   }
 }
 

