@@ -9,7 +9,7 @@ import {
   podCgroupPlan,
   removePodCgroup,
 } from "../sandbox/cgroups";
-import { createCpuGroup, joinCpuGroupCommand, podCpuPlan, podOfGroup } from "../sandbox/cpu-share";
+import { joinCpuGroupCommand, podCpuPlan, podOfGroup } from "../sandbox/cpu-share";
 import { type HostSandbox, UNSHARE_FLAGS } from "../sandbox/host-sandbox";
 import { type Cover, POD_PATHS, type PodBind, PRIVATE_COVERS, podMountPlan } from "../sandbox/mount-plan";
 import type { PodSandboxConfig } from "../sandbox/pod-sandbox-config";
@@ -174,12 +174,12 @@ export async function prepareLocalPod(input: {
   else if (host.root && host.cpu) {
     const plan = podCpuPlan(host.cpu, input.podId);
     try {
-      await createCpuGroup(plan);
-      cpu = { group: plan.dir };
-      cleanupCgroups.push(plan.dir);
-      spawnLine = joinCpuGroupCommand(plan.dir, spawnLine);
+      await createPodCgroup(plan);
+      cpu = { group: plan.enter[0]! };
+      cleanupCgroups.push(...plan.enter);
+      spawnLine = joinCpuGroupCommand(plan.enter[0]!, spawnLine);
     } catch (error) {
-      await removePodCgroup([plan.dir]).catch(() => undefined);
+      await removePodCgroup(plan.enter).catch(() => undefined);
       cpu = { why: `the pods' CPU group could not be made: ${(error as Error).message}` };
     }
   }

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cpuCgroupRoot, createCpuGroup, joinCpuGroupCommand, podCpuPlan, podOfGroup } from "./cpu-share";
+import { createPodCgroup } from "./cgroups";
+import { cpuCgroupRoot, joinCpuGroupCommand, podCpuPlan, podOfGroup } from "./cpu-share";
 
 // This machine's and CI's mountinfo: cgroup v1 hierarchies per controller, a cgroup2 at unified with no controller.
 const HYBRID = `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
@@ -43,20 +44,22 @@ describe("where the cpu controller is", () => {
 describe("a pod's CPU group", () => {
   it("on v1: the pods' parent holds ten default groups' shares, the pod's agent a group of its own inside it", () => {
     expect(podCpuPlan({ version: 1, root: "/cg/cpu" }, "local-e1-2")).toEqual({
-      create: ["/cg/cpu/arena-pods", "/cg/cpu/arena-pods/agent-local-e1-2"],
+      create: ["/cg/cpu/arena-pods"],
       writes: [{ path: "/cg/cpu/arena-pods/cpu.shares", value: "10240" }],
-      dir: "/cg/cpu/arena-pods/agent-local-e1-2",
+      enter: ["/cg/cpu/arena-pods/agent-local-e1-2"],
+      limits: [],
     });
   });
 
   it("on v2: the root hands the parent its cpu controller before the parent's weight is set", () => {
     expect(podCpuPlan({ version: 2, root: "/cg" }, "local-e1-2")).toEqual({
-      create: ["/cg/arena-pods", "/cg/arena-pods/agent-local-e1-2"],
+      create: ["/cg/arena-pods"],
       writes: [
         { path: "/cg/cgroup.subtree_control", value: "+cpu" },
         { path: "/cg/arena-pods/cpu.weight", value: "1000" },
       ],
-      dir: "/cg/arena-pods/agent-local-e1-2",
+      enter: ["/cg/arena-pods/agent-local-e1-2"],
+      limits: [],
     });
   });
 
@@ -78,10 +81,10 @@ describe("making the group and joining it", () => {
     const root = join(base, "v2");
     await mkdir(root);
     const plan = podCpuPlan({ version: 2, root }, "local-e1-2");
-    await createCpuGroup(plan);
+    await createPodCgroup(plan);
     expect(await readFile(join(root, "cgroup.subtree_control"), "utf8")).toBe("+cpu");
     expect(await readFile(join(root, "arena-pods", "cpu.weight"), "utf8")).toBe("1000");
-    expect(await readFile(join(plan.dir, "..", "cpu.weight"), "utf8")).toBe("1000");
+    expect(await readFile(join(plan.enter[0]!, "..", "cpu.weight"), "utf8")).toBe("1000");
   });
 
   const run = (argv: string[]) =>

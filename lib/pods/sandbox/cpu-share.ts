@@ -1,6 +1,5 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { type CgroupWrite, mountLines, POD_CGROUP_PARENT } from "./cgroups";
+import { join } from "node:path";
+import { mountLines, POD_CGROUP_PARENT, type PodCgroupPlan } from "./cgroups";
 
 /** Where the host's cpu controller is: a v1 hierarchy of its own (`cpu` or `cpu,cpuacct`), or a cgroup2 mount. */
 export interface CpuCgroupRoot {
@@ -34,38 +33,32 @@ export const podCpuGroupName = (podId: string) => `agent-${podId}`;
 /** The pod a folder under the pods' parent belongs to: its own (`<podId>`) or its CPU group's (`agent-<podId>`). */
 export const podOfGroup = (name: string) => (name.startsWith("agent-") ? name.slice("agent-".length) : name);
 
-export interface PodCpuPlan {
-  /** Folders made in order, after the writes that must come before them. */
-  create: string[];
-  /** Files written in order; on v2 the root hands the pods' parent its cpu controller before the weight is set. */
-  writes: CgroupWrite[];
-  /** The pod's CPU group: its agent joins it before anything else runs, and everything the agent starts inherits it. */
-  dir: string;
-}
-
 /**
  * The folders and files that put a pod's processes in the pods' CPU group: `arena-pods` holds POD_CPU_SHARE times a
  * default group's weight (v1 `cpu.shares`, default 1024; v2 `cpu.weight`, default 100), and each pod's agent has a
- * group of default weight inside it. On v1 the engines stay in it (their memory and pids cgroups are other
+ * group of default weight inside it (`enter`, made by createPodCgroup as an engine cgroup is). On v1 the engines stay in it (their memory and pids cgroups are other
  * hierarchies); on v2 they move to their own cgroup `arena-pods/<podId>`, inside the same weighted parent.
  */
-export function podCpuPlan(cpu: CpuCgroupRoot, podId: string): PodCpuPlan {
+export function podCpuPlan(cpu: CpuCgroupRoot, podId: string): PodCgroupPlan {
   if (!/^[A-Za-z0-9._-]+$/.test(podId)) throw new Error(`a pod id unfit for a cgroup's name: ${podId}`);
   const parent = join(cpu.root, POD_CGROUP_PARENT);
   const dir = join(parent, podCpuGroupName(podId));
   if (cpu.version === 1)
     return {
-      create: [parent, dir],
+      create: [parent],
       writes: [{ path: join(parent, "cpu.shares"), value: String(1024 * POD_CPU_SHARE) }],
-      dir,
+      enter: [dir],
+      limits: [],
     };
+  // the weight file appears in the parent once the root hands it the cpu controller
   return {
-    create: [parent, dir],
+    create: [parent],
     writes: [
       { path: join(cpu.root, "cgroup.subtree_control"), value: "+cpu" },
       { path: join(parent, "cpu.weight"), value: String(100 * POD_CPU_SHARE) },
     ],
-    dir,
+    enter: [dir],
+    limits: [],
   };
 }
 
@@ -77,14 +70,4 @@ export function podCpuPlan(cpu: CpuCgroupRoot, podId: string): PodCpuPlan {
 export function joinCpuGroupCommand(dir: string, command: string[]): string[] {
   const script = `{ echo $$ > "$1/cgroup.procs"; } 2>/dev/null || echo "arena: this pod runs at the default CPU share: it could not join $1" >&2; shift; exec "$@"`;
   return ["sh", "-c", script, "arena-pod-cpu", dir, ...command];
-}
-
-/** Makes the pod's CPU group as planned; a folder a write lands in is made just before it. */
-export async function createCpuGroup(plan: PodCpuPlan): Promise<void> {
-  for (const write of plan.writes) {
-    const folder = dirname(write.path);
-    if (plan.create.includes(folder)) await mkdir(folder, { recursive: true });
-    await writeFile(write.path, write.value);
-  }
-  for (const dir of plan.create) await mkdir(dir, { recursive: true });
 }
